@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# One entry point for the site: sets up .venv from the pinned requirements, then runs the command.
+#   ./dev.sh build    build the site into site/ (strict: any problem fails)
+#   ./dev.sh serve    serve it at http://127.0.0.1:8000 while you write
+#   ./dev.sh test     run the test suite
+#   ./dev.sh check | update | lock    the verification engine, without building the site
+set -euo pipefail
+cd "$(dirname "$0")"
+
+venv=.venv
+stamp="$venv/.requirements.sha256"
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "dev.sh: Python 3.10+ is needed" >&2; exit 2; }
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  echo "$want" > "$stamp"
+fi
+export NO_MKDOCS_2_WARNING=1
+export PATH="$PWD/$venv/bin:$PATH"
+
+command=${1:-}
+shift || true
+case "$command" in
+  build) exec mkdocs build --strict "$@" ;;
+  serve) exec mkdocs serve "$@" ;;
+  test) exec python -m pytest "$@" ;;
+  check|update|lock) exec python -m hooks.codeproof "$command" "$@" ;;
+  *) sed -n '2,7p' "$0" >&2; exit 2 ;;
+esac

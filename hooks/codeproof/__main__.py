@@ -1,0 +1,86 @@
+"""Command line: verify and repair the posts without building the site.
+
+    python -m hooks.codeproof check   [--no-cache]   verify every block; exit 1 on any problem
+    python -m hooks.codeproof update  [--no-cache]   rewrite drifted quotes and outputs in place
+    python -m hooks.codeproof lock                   record blob SHA-1s of newly quoted files
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .config import SeriesConfigError, load_series
+from .engine import Engine, read_post
+from .problems import report
+from .rewrite import rewrite_post
+from .sources import Lock, default_store, git_blob_sha1, SourceError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m hooks.codeproof", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("check", "update", "lock"))
+    parser.add_argument("--config", default="mkdocs.yml", type=Path, help="the site's mkdocs.yml")
+    parser.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs/ beside mkdocs.yml)")
+    parser.add_argument("--no-cache", action="store_true", help="run every experiment again")
+    args = parser.parse_args(argv)
+    try:
+        series = load_series(args.config)
+    except (OSError, SeriesConfigError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    docs = args.docs or series.root / "docs"
+    posts = [read_post(path, series.root) for path in sorted(docs.rglob("*.md"))]
+    if args.command == "lock":
+        return lock(series, posts)
+    return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache)
+
+
+def check(series, posts, repair: bool, use_cache: bool) -> int:
+    started = time.monotonic()
+    engine = Engine(series)
+    engine.runner.use_cache = engine.runner.use_cache and use_cache
+    engine.start_experiments(posts)
+    problems = [p for post in posts for p in post.problems]
+    blocks = 0
+    for post in posts:
+        results = [engine.check(block) for block in post.blocks]
+        blocks += len(results)
+        repairs = [r for r in results if r.repair is not None and (r.problem or r.warning)] if repair else []
+        if repairs:
+            print(rewrite_post(series.root / post.post, post, repairs), end="")
+        problems += [p for r in results if r not in repairs for p in (r.problem, r.warning) if p]
+    engine.runner.finish()
+    seconds = time.monotonic() - started
+    print(f"{blocks} blocks in {len(posts)} posts checked in {seconds:.2f} s; "
+          f"{engine.runner.runs} experiments run", file=sys.stderr)
+    if problems:
+        print(report(problems), file=sys.stderr)
+        return 1
+    return 0
+
+
+def lock(series, posts) -> int:
+    store = default_store(series)
+    lock_file = store.lock
+    refs = sorted({Engine(series, store=store).ref_of(b) for p in posts for b in p.blocks if b.kind == "REAL SOURCE"})
+    failures = 0
+    for ref in refs:
+        if lock_file.expected(ref):
+            continue
+        try:
+            sha = git_blob_sha1(store.fetch_unverified(ref))
+        except SourceError as error:
+            print(f"{ref}: {error}\n  hint: {error.hint}", file=sys.stderr)
+            failures += 1
+            continue
+        lock_file.record(ref, sha)
+        print(f"locked {ref} = {sha}")
+    lock_file.save()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

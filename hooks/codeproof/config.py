@@ -1,0 +1,114 @@
+"""The series configuration: `extra.series` in mkdocs.yml, validated once.
+
+Posts inherit the source baseline from here; nothing else repeats it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+
+SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class _Baseline(base.Config):
+    repo = c.Type(str)
+    commit = c.Type(str)
+    version = c.Type(str)
+    sdist = c.Type(str)  # pip requirement of the release archive, e.g. autograd==1.9.1
+
+
+class _Announced(base.Config):
+    number = c.Type(int)
+    title = c.Optional(c.Type(str))
+
+
+class _Experiments(base.Config):
+    timeout = c.Type((int, float), default=120)
+    output_cap = c.Type(int, default=1024 * 1024)
+
+
+class SeriesSchema(base.Config):
+    name = c.Type(str)
+    baseline = c.SubConfig(_Baseline)
+    announced = c.ListOfItems(c.SubConfig(_Announced), default=[])
+    git_remote = c.Type(str, default="https://github.com/{repo}.git")
+    lock_file = c.Type(str, default="sources.lock.json")
+    cache_dir = c.Type(str, default=".cache")
+    experiments = c.SubConfig(_Experiments)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    repo: str
+    commit: str
+    version: str
+    sdist: str
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    baseline: Baseline
+    announced: dict[int, str | None]
+    git_remote: str
+    root: Path  # the repository root: posts, experiments, lock and cache are found from here
+    lock_file: Path
+    cache_dir: Path
+    experiment_timeout: float
+    output_cap: int
+
+
+class SeriesConfigError(ValueError):
+    pass
+
+
+def series_from_extra(extra_series: dict | None, root: Path) -> Series:
+    """Validate the `extra.series` mapping; raise SeriesConfigError listing every problem."""
+    schema = SeriesSchema(config_file_path=str(root / "mkdocs.yml"))
+    schema.load_dict(extra_series or {})
+    errors, _warnings = schema.validate()
+    problems = [f"extra.series.{key}: {err}" for key, err in errors]
+    if not problems:
+        problems = _check_baseline(schema.baseline)
+    if problems:
+        raise SeriesConfigError("mkdocs.yml: " + "; ".join(problems))
+    return Series(
+        name=schema.name,
+        baseline=Baseline(**{k: schema.baseline[k] for k in ("repo", "commit", "version", "sdist")}),
+        announced={item.number: item.title for item in schema.announced},
+        git_remote=schema.git_remote,
+        root=root,
+        lock_file=root / schema.lock_file,
+        cache_dir=root / schema.cache_dir,
+        experiment_timeout=float(schema.experiments.timeout),
+        output_cap=schema.experiments.output_cap,
+    )
+
+
+def _check_baseline(baseline) -> list[str]:
+    problems = []
+    if not SHA_RE.match(baseline.commit):
+        problems.append(f"extra.series.baseline.commit: {baseline.commit!r} is not a full 40-hex commit SHA")
+    if not REPO_RE.match(baseline.repo):
+        problems.append(f"extra.series.baseline.repo: {baseline.repo!r} is not owner/name")
+    return problems
+
+
+class _LenientLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml without importing the Python objects its `!!python/...` tags name."""
+
+
+_LenientLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def load_series(mkdocs_yml: Path) -> Series:
+    """For the command line: read extra.series straight from mkdocs.yml, without MkDocs' build."""
+    data = yaml.load(mkdocs_yml.read_text(encoding="utf-8"), Loader=_LenientLoader) or {}
+    return series_from_extra((data.get("extra") or {}).get("series"), mkdocs_yml.resolve().parent)

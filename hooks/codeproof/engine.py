@@ -1,0 +1,127 @@
+"""The engine: verify each block of a post against its evidence, and render what was verified.
+
+Used alike by the MkDocs hook and by the command line (`python -m hooks.codeproof`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable
+
+from . import render
+from .blocks import Block, ParsedPost, parse_post, split_front_matter
+from .compare import normalize, output_diff, outputs_match
+from .config import Series
+from .experiments import ExperimentRunner, RunResult
+from .problems import Problem
+from .sources import FileRef, SourceError, SourceStore, default_store
+from .verify import Checked, Excerpt, verify_script_quote, verify_source_quote
+
+
+def read_post(path: Path, root: Path) -> ParsedPost:
+    first_line, body = split_front_matter(path.read_text(encoding="utf-8"))
+    return parse_post(path.relative_to(root).as_posix(), body, first_line)
+
+
+def experiment_page(script: str) -> str:
+    """Site URL of the page that publishes a script, e.g. experiments/custom_primitive/."""
+    return script[: -len(".py")] + "/"
+
+
+class Engine:
+    def __init__(self, series: Series, store: SourceStore | None = None, runner: ExperimentRunner | None = None):
+        self.series = series
+        self.store = store or default_store(series)
+        self.runner = runner or ExperimentRunner(
+            series.root, series.cache_dir, series.experiment_timeout, series.output_cap
+        )
+
+    def ref_of(self, block: Block) -> FileRef:
+        base = self.series.baseline
+        return FileRef(block.fields.get("Repo", base.repo), block.fields.get("Commit", base.commit), block.fields["File"])
+
+    def start_experiments(self, posts: Iterable[ParsedPost]) -> None:
+        """Start every experiment the posts' [OUTPUT] blocks need, before any page renders."""
+        if self._version_problem() is None:
+            for block in (b for post in posts for b in post.blocks if b.kind == "OUTPUT"):
+                if (self.series.root / block.fields["File"]).is_file():
+                    self.runner.start(block.fields["File"])
+
+    def check(self, block: Block) -> Checked:
+        if block.kind == "REAL SOURCE":
+            return self._check_source(block)
+        script = self.series.root / block.fields["File"]
+        if not script.is_file():
+            return self._problem(block, f"{block.fields['File']} does not exist", "create it, or fix the File line")
+        if block.kind == "EXPERIMENT":
+            return verify_script_quote(block, script.read_text(encoding="utf-8"))
+        return self._check_output(block)
+
+    def render(self, checked: Checked, link: Callable[[str], str]) -> str:
+        """Markdown for a verified block; `link` turns a site URL into one relative to the page."""
+        block, excerpt = checked.block, checked.excerpt
+        if block.kind == "REAL SOURCE":
+            return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt)
+        page = link(experiment_page(block.fields["File"]))
+        if block.kind == "EXPERIMENT":
+            return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt)
+        return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run))
+
+    def _check_source(self, block: Block) -> Checked:
+        ref = self.ref_of(block)
+        try:
+            text = self.store.read(ref)
+        except SourceError as error:
+            return self._problem(block, f"REAL SOURCE {ref}: {error}", error.hint)
+        return verify_source_quote(block, ref, text)
+
+    def _check_output(self, block: Block) -> Checked:
+        script = block.fields["File"]
+        version = self._version_problem()
+        if version:
+            return self._problem(block, f"OUTPUT {script}: {version}", "pip install -r requirements.txt")
+        run = self.runner.result(script)
+        failure = run_failure(run, self.series.experiment_timeout)
+        if failure:
+            return self._problem(block, f"OUTPUT {script}: {failure}", "run the script by hand and fix it", run)
+        actual = "\n".join(normalize(run.stdout))
+        verified = Checked(block, excerpt=Excerpt(1, actual.count("\n") + 1, actual), run=run, repair=actual)
+        if block.quote is None:
+            warning = Problem(block.post, block.line, f"OUTPUT {script}: no output is recorded; the build inserted what it printed",
+                              detail=actual, hint="run `./dev.sh update` to record it in the post")
+            return Checked(block, excerpt=verified.excerpt, warning=warning, repair=actual, run=run)
+        tolerance = float(block.fields["Tolerance"]) if "Tolerance" in block.fields else None
+        if outputs_match(block.quote, run.stdout, tolerance):
+            return verified
+        problem = Problem(block.post, block.line, f"OUTPUT {script}: output differs from the recorded output",
+                          detail=output_diff(block.quote, run.stdout, script),
+                          hint="run `./dev.sh update` to record the new output, or fix the experiment")
+        return Checked(block, problem=problem, repair=actual, run=run)
+
+    def _version_problem(self) -> str | None:
+        installed, pinned = self.runner.versions["autograd"], self.series.baseline.version
+        if installed != pinned:
+            return f"installed autograd is {installed}, the series baseline is {pinned}: experiments would not run the quoted code"
+        return None
+
+    @staticmethod
+    def _problem(block: Block, message: str, hint: str, run: RunResult | None = None) -> Checked:
+        return Checked(block, problem=Problem(block.post, block.line, message, hint=hint), run=run)
+
+
+def run_failure(run: RunResult, timeout: float) -> str | None:
+    if run.timed_out:
+        return f"timed out after {timeout:g} s; the run was killed"
+    if run.overflow:
+        return "printed more than the output cap; the run was killed"
+    if run.returncode != 0:
+        tail = "\n".join(run.stderr.strip().splitlines()[-12:])
+        return f"exited with status {run.returncode}\n{tail}"
+    return None
+
+
+def stamp(run: RunResult) -> str:
+    v = run.versions
+    when = f"缓存，验证于 {run.verified_on}" if run.cached else f"验证于 {run.verified_on}"
+    return (f"✓ 输出已验证 · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
+            f" · 运行 {run.seconds:.2f} s · {when}")

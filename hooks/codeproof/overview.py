@@ -1,0 +1,45 @@
+"""Text of the overview page that comes from configuration, so each fact is written once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import Series
+from .series_nav import chinese_number
+
+
+@dataclass(frozen=True)
+class PostInfo:
+    number: int
+    title: str  # the short title, without the series prefix
+    date: str
+    src_uri: str  # e.g. posts/custom-primitive.md
+    url: str  # e.g. posts/custom-primitive/
+
+
+def post_info(meta: dict, src_uri: str, url: str) -> PostInfo | None:
+    if "series" not in meta:
+        return None
+    title = str(meta.get("title", "")).split("：", 1)[-1]
+    return PostInfo(int(meta["series"]), title, str(meta.get("date", "")), src_uri, url)
+
+
+def baseline(series: Series) -> str:
+    b = series.baseline
+    return (
+        f"全系列固定在 {b.repo} **{b.version}** 发布版，commit "
+        f"[`{b.commit}`](https://github.com/{b.repo}/tree/{b.commit})。"
+        f"这个 commit 的文件与 PyPI 上的 `{b.sdist}` 发布包逐字节一致，因此没有 GitHub 访问时也能取得并核对。"
+    )
+
+
+def posts_table(series: Series, posts: list[PostInfo]) -> str:
+    rows = {n: f"| 第{chinese_number(n)}篇 | {title or '—'} | 已预告 |" for n, title in series.announced.items()}
+    for post in posts:
+        rows[post.number] = f"| 第{chinese_number(post.number)}篇 | [{post.title}]({post.src_uri}) | 已发布 · {post.date} |"
+    return "| 序号 | 文章 | 状态 |\n| --- | --- | --- |\n" + "\n".join(rows[n] for n in sorted(rows))
+
+
+def environment_table(requirements: str) -> str:
+    rows = [f"| {pin.split('==')[0]} | {pin.split('==')[1]} |" for pin in requirements.split()]
+    return "| 软件 | 版本 |\n| --- | --- |\n| Python | 3.10 或更新 |\n" + "\n".join(rows)

@@ -1,0 +1,35 @@
+"""Series navigation: 上一篇 | 系列总览 | 下一篇, with announced posts shown but never linked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NUMERALS = "零一二三四五六七八九"
+
+
+def chinese_number(n: int) -> str:
+    if n < 10:
+        return NUMERALS[n]
+    tens, ones = divmod(n, 10)
+    return ("" if tens == 1 else NUMERALS[tens]) + "十" + (NUMERALS[ones] if ones else "")
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    number: int
+    title: str | None
+    url: str | None  # None for an announced post that is not published yet
+
+    @property
+    def label(self) -> str:
+        name = f"第{chinese_number(self.number)}篇"
+        return f"{name}：{self.title}" if self.title else name
+
+
+def neighbours(number: int, published: dict[int, tuple[str, str]], announced: dict[int, str | None]):
+    """(previous, next) of post `number` among published (number -> (title, url)) and announced posts."""
+    known = {n: Neighbour(n, title, None) for n, title in announced.items()}
+    known.update({n: Neighbour(n, title, url) for n, (title, url) in published.items()})
+    before = [n for n in known if n < number]
+    after = [n for n in known if n > number]
+    return (known[max(before)] if before else None, known[min(after)] if after else None)
