@@ -97,9 +97,16 @@ class SymbolIndex:
         return spans
 
     def _suggestion(self, spec: SymbolSpec) -> str:
-        names = sorted({n.name for n in ast.walk(self.tree) if isinstance(n, DEFS)})
-        close = difflib.get_close_matches(spec.text.split(".")[-1].split("(")[0], names, n=3)
+        close = difflib.get_close_matches(spec.text, sorted(_qualified_names(self.tree.body)), n=3)
         return f"did you mean {', '.join(close)}?" if close else "check the Symbol line against the file"
+
+
+def _qualified_names(body: list[ast.stmt], prefix: str = "") -> set[str]:
+    names = set()
+    for node in body:
+        if isinstance(node, DEFS):
+            names |= {prefix + node.name} | _qualified_names(node.body, f"{prefix}{node.name}.")
+    return names
 
 
 def _walk_path(body: list[ast.stmt], parts: list[str]) -> list[ast.AST]:

@@ -72,8 +72,7 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
         in_region = region.first <= first and last <= region.last
         return in_region and all(any(s.touches(first, last) for s in group) for group in spans)
 
-    where = f"lines {region.first}-{region.last} of {ref.path}"
-    return _locate(block, _analyse(text), label, inside, region, where)
+    return _locate(block, _analyse(text), label, inside, region, f"{ref.path}@{ref.commit[:7]}")
 
 
 def verify_script_quote(block: Block, text: str) -> Checked:
@@ -83,7 +82,9 @@ def verify_script_quote(block: Block, text: str) -> Checked:
     return _locate(block, script, label, lambda first, last: True, region, block.fields["File"])
 
 
-def _locate(block: Block, file: _File, label: str, inside: Callable[[int, int], bool], region: Span, where: str) -> Checked:
+def _locate(
+    block: Block, file: _File, label: str, inside: Callable[[int, int], bool], region: Span, name: str
+) -> Checked:
     if block.quote is None:  # a header alone asks for the whole region
         text = "\n".join(file.lines[region.first - 1 : region.last])
         return Checked(block, excerpt=Excerpt(region.first, region.last, text))
@@ -95,7 +96,8 @@ def _locate(block: Block, file: _File, label: str, inside: Callable[[int, int], 
         return Checked(block, excerpt=Excerpt(first, first + len(quote) - 1, block.quote))
     if runs:
         first = runs[0]
-        message = f"{label}: quote is lines {first}-{first + len(quote) - 1}, outside the symbol ({where})"
+        message = (f"{label}: quote is lines {first}-{first + len(quote) - 1}, "
+                   f"outside the symbol (lines {region.first}-{region.last})")
         hint = "name the symbol these lines belong to, or quote lines inside the named symbol"
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint))
     first, closest = _closest_run(file, quote, region)
@@ -105,7 +107,7 @@ def _locate(block: Block, file: _File, label: str, inside: Callable[[int, int], 
             [line + "\n" for line in quote],
             [line + "\n" for line in closest],
             fromfile=f"{block.post} (quote)",
-            tofile=f"{where} lines {first}-{last}",
+            tofile=f"{name} lines {first}-{last}",
             n=2,
         )
     )
@@ -125,16 +127,20 @@ def _runs(file: _File, quote: list[str]) -> list[int]:
 
 
 def _closest_run(file: _File, quote: list[str], region: Span) -> tuple[int, list[str]]:
-    """The run of the region (give or take a line) most like the quote, by difflib's ratio."""
-    best = (-1.0, region.first, [])
-    matcher = difflib.SequenceMatcher(autojunk=False)
-    matcher.set_seq2(quote)
-    for length in (len(quote) - 1, len(quote), len(quote) + 1):
-        length = max(1, min(length, region.last - region.first + 1))
+    """The run of the region (give or take a line) most like the quote: most whole lines in common,
+    then most characters in common (difflib's ratio on each)."""
+    best = ((-1.0, -1.0), region.first, [])
+    by_line = difflib.SequenceMatcher(autojunk=False)
+    by_char = difflib.SequenceMatcher(autojunk=False)
+    by_line.set_seq2(quote)
+    by_char.set_seq2("\n".join(quote))
+    lengths = {max(1, min(n, region.last - region.first + 1)) for n in (len(quote) - 1, len(quote), len(quote) + 1)}
+    for length in sorted(lengths):
         for first in range(region.first, region.last - length + 2):
             window = list(file.lines[first - 1 : first - 1 + length])
-            matcher.set_seq1(window)
-            score = matcher.ratio()
+            by_line.set_seq1(window)
+            by_char.set_seq1("\n".join(window))
+            score = (by_line.ratio(), by_char.ratio())
             if score > best[0]:
                 best = (score, first, window)
     return best[1], best[2]

@@ -1,0 +1,44 @@
+"""Shared fixtures. The engine is imported as `codeproof`, as the MkDocs hook imports it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "hooks"))
+
+from codeproof.config import load_series  # noqa: E402
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def warm_cache() -> Path:
+    """The real pinned files, fetched once (from the cache, git or PyPI) for the whole session."""
+    done = subprocess.run([sys.executable, "-m", "hooks.codeproof", "check"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return ROOT / ".cache"
+
+
+@pytest.fixture
+def site(tmp_path: Path, warm_cache: Path) -> Path:
+    """A copy of the real site (posts, experiments, config, lock, warm source cache) to change freely."""
+    copy = tmp_path / "site-src"
+    for name in ("docs", "experiments", "hooks", "overrides"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("mkdocs.yml", "requirements.txt", "sources.lock.json"):
+        shutil.copy2(ROOT / name, copy / name)
+    shutil.copytree(warm_cache / "sources", copy / ".cache" / "sources")
+    return copy
+
+
+@pytest.fixture
+def series(site: Path):
+    return load_series(site / "mkdocs.yml")

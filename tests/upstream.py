@@ -1,0 +1,99 @@
+"""A fixture upstream: a git repository with two commits, and a small series site quoting it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from conftest import git
+
+MODULE_V1 = '''\
+import math
+
+
+def helper(x):
+    return x + 1
+
+
+class Node:
+    def __init__(self, value):
+        self.value = value
+        self.parents = []
+
+    def scaled(self, k):
+        return Node(self.value * k)
+
+
+register(math.sin, lambda g: g)
+register(math.cos, lambda g: -g)
+'''
+MODULE_V2 = MODULE_V1.replace("return x + 1", "return x + 2")
+
+POST = '''\
+---
+title: "Fixture post"
+series: 1
+---
+
+Some prose.
+
+[REAL SOURCE]
+File: pkg/mod.py
+Symbol: Node.__init__
+
+```python
+    def __init__(self, value):
+        self.value = value
+        self.parents = []
+```
+
+More prose.
+
+[REAL SOURCE]
+File: pkg/mod.py
+Symbol: register(math.cos, ...)
+
+```python
+register(math.cos, lambda g: -g)
+```
+'''
+
+
+@dataclass
+class Upstream:
+    remote: Path  # holds fixture/upstream, the repository
+    commits: list[str]  # the two commits, oldest first
+    site: Path  # a series site whose baseline is commits[0]
+
+    @property
+    def post(self) -> Path:
+        return self.site / "docs" / "posts" / "p.md"
+
+    def config(self) -> Path:
+        return self.site / "mkdocs.yml"
+
+
+def make_upstream(tmp_path: Path) -> Upstream:
+    repo = tmp_path / "remote" / "fixture" / "upstream"
+    (repo / "pkg").mkdir(parents=True)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "fixture@example.invalid")
+    git(repo, "config", "user.name", "fixture")
+    commits = []
+    for text in (MODULE_V1, MODULE_V2):
+        (repo / "pkg" / "mod.py").write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "change")
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    site = tmp_path / "site"
+    (site / "docs" / "posts").mkdir(parents=True)
+    (site / "docs" / "posts" / "p.md").write_text(POST)
+    series = {
+        "name": "Fixture series",
+        "baseline": {"repo": "fixture/upstream", "commit": commits[0], "version": "1.9.1", "sdist": "fixture==0"},
+        "git_remote": f"file://{tmp_path / 'remote'}/{{repo}}",
+    }
+    (site / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "f", "extra": {"series": series}}))
+    return Upstream(tmp_path / "remote", commits, site)
