@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
 
 from codeproof.config import load_series  # noqa: E402
+
+
+def mkdocs(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """A real `mkdocs` run, as the README's commands do it."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def git(cwd: Path, *args: str) -> str:
