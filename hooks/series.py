@@ -78,8 +78,10 @@ def on_page_markdown(markdown, page, config, files):
         return markdown
     engine = build.engine
     root = engine.series.root
-    first_line, body = split_front_matter(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
-    parsed = parse_post(_post_path(page.file, root), markdown, first_line if body == markdown else 1)
+    raw = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    # MkDocs gives the text after the front matter (and the blank lines after it): count what it took.
+    first_line = raw[: len(raw) - len(markdown)].count("\n") + 1 if raw.endswith(markdown) else 1
+    parsed = parse_post(_post_path(page.file, root), markdown, first_line)
     lines = parsed.lines
     replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
     for problem in parsed.problems:

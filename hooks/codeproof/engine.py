@@ -72,7 +72,7 @@ class Engine:
         try:
             text = self.store.read(ref)
         except SourceError as error:
-            return self._problem(block, f"REAL SOURCE {ref}: {error}", error.hint)
+            return self._problem(block, f"REAL SOURCE: {error}", error.hint)
         return verify_source_quote(block, ref, text)
 
     def _check_output(self, block: Block) -> Checked:

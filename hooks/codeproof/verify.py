@@ -128,8 +128,8 @@ def _runs(file: _File, quote: list[str]) -> list[int]:
 
 def _closest_run(file: _File, quote: list[str], region: Span) -> tuple[int, list[str]]:
     """The run of the region (give or take a line) most like the quote: most whole lines in common,
-    then most characters in common (difflib's ratio on each)."""
-    best = ((-1.0, -1.0), region.first, [])
+    then the highest ratio of characters in common (difflib)."""
+    best = ((-1, -1.0), region.first, [])
     by_line = difflib.SequenceMatcher(autojunk=False)
     by_char = difflib.SequenceMatcher(autojunk=False)
     by_line.set_seq2(quote)
@@ -140,7 +140,8 @@ def _closest_run(file: _File, quote: list[str], region: Span) -> tuple[int, list
             window = list(file.lines[first - 1 : first - 1 + length])
             by_line.set_seq1(window)
             by_char.set_seq1("\n".join(window))
-            score = (by_line.ratio(), by_char.ratio())
+            common_lines = sum(block.size for block in by_line.get_matching_blocks())
+            score = (common_lines, by_char.ratio())
             if score > best[0]:
                 best = (score, first, window)
     return best[1], best[2]
