@@ -100,6 +100,7 @@ def on_page_markdown(markdown, page, config, files):
     for start, end, text in sorted(replacements, reverse=True):
         lines[start:end] = [text]
     markdown = "\n".join(lines)
+    page.meta.setdefault("description", overview.first_paragraph(markdown))  # for <meta> and the feed
     return _fill_overview(markdown) if page.is_homepage else markdown
 
 

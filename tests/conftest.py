@@ -49,3 +49,13 @@ def site(tmp_path: Path, warm_cache: Path) -> Path:
 @pytest.fixture
 def series(site: Path):
     return load_series(site / "mkdocs.yml")
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory, warm_cache) -> Path:
+    """The real site, built once with --strict, as CI and readers get it."""
+    site_dir = tmp_path_factory.mktemp("built")
+    done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site_dir))
+    assert done.returncode == 0, done.stderr
+    assert "WARNING" not in done.stderr
+    return site_dir

@@ -227,8 +227,6 @@ def test_a_script_past_the_timeout_is_killed_with_its_whole_process_group(root, 
     assert eventually_gone(child_pid()), "the script's child outlived the time-out"
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a child left holding the pipes outlives the run and "
-                                       "blocks it past the time-out (experiments.py, ExperimentRunner._run)")
 def test_a_child_left_behind_by_a_finished_script_does_not_outlast_the_timeout(root, make_runner, child_pid):
     write(root, SCRIPT, SPAWN_CHILD + "print('parent done')\n")
     runner = make_runner(timeout=2)
@@ -335,8 +333,6 @@ def test_local_imports_are_found_transitively(root):
     assert local_imports(a, experiments) == [experiments / "b.py", experiments / "c.py"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: local_imports misses pkg/__init__.py of `import pkg.mod` "
-                                       "(experiments.py, local_imports)")
 def test_importing_a_submodule_also_depends_on_its_package(root):
     experiments = root / "experiments"
     script = write(root, SCRIPT, "import pkg.mod\n")

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-
-from urllib.parse import urlparse
 
 import pytest
 
@@ -27,21 +24,16 @@ def free_port() -> int:
 @pytest.fixture
 def served(site):
     port = free_port()
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1:{port}/"}
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
         cwd=site, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     try:
-        mount = urlparse(_site_url(site)).path  # serve mounts the site at site_url's path
-        yield site, f"http://127.0.0.1:{port}{mount}", server
+        yield site, f"http://127.0.0.1:{port}/", server
     finally:
         server.terminate()
         server.wait(timeout=10)
-
-
-def _site_url(site) -> str:
-    return re.search(r"^site_url:\s*(\S+)", (site / "mkdocs.yml").read_text(), re.M).group(1)
 
 
 def fetch(url: str) -> str:

@@ -10,7 +10,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
-from conftest import ROOT, mkdocs
+from conftest import ROOT
 from site_text import fold, read_page
 
 BASELINE = "90dbeb8d23f0222b0124eaf961f1209db0cf4333"
@@ -21,15 +21,6 @@ POSTS = {
 SECTIONS = ["本文目标", "Mental Model", "必要的数学", "一个最小例子", "对应的 Autograd 源码", "调用时序", "源码 walkthrough",
             "STATE SNAPSHOT", "实验验证", "理论与源码的对应关系", "几个自测问题", "小结", "下一篇", "参考资料"]
 SEEDS = ROOT.parent / "shared" / "seeds"
-
-
-@pytest.fixture(scope="session")
-def built(tmp_path_factory, warm_cache) -> Path:
-    site_dir = tmp_path_factory.mktemp("built")
-    done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site_dir))
-    assert done.returncode == 0, done.stderr
-    assert "WARNING" not in done.stderr
-    return site_dir
 
 
 @pytest.mark.parametrize("url", POSTS)

@@ -81,7 +81,9 @@ def local_imports(script: Path, experiments_dir: Path) -> list[Path]:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            for name in names:
+            # `import pkg.mod` runs pkg/__init__.py too: every dotted prefix is a module to look for.
+            prefixes = {".".join(name.split(".")[: i + 1]) for name in names for i in range(name.count(".") + 1)}
+            for name in sorted(prefixes):
                 base = experiments_dir.joinpath(*name.split("."))
                 for candidate in (base.with_suffix(".py"), base / "__init__.py"):
                     if candidate.is_file() and candidate not in seen and candidate != script:
@@ -182,8 +184,8 @@ class ExperimentRunner:
             process.wait(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-            _kill_group(process)
-            process.wait()
+        _kill_group(process)  # also any child the script left behind, which would hold the pipes open
+        process.wait()
         for reader in readers:
             reader.join()
         return RunResult(

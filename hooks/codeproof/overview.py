@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .config import Series
@@ -43,3 +44,13 @@ def posts_table(series: Series, posts: list[PostInfo]) -> str:
 def environment_table(requirements: str) -> str:
     rows = [f"| {pin.split('==')[0]} | {pin.split('==')[1]} |" for pin in requirements.split()]
     return "| 软件 | 版本 |\n| --- | --- |\n| Python | 3.10 或更新 |\n" + "\n".join(rows)
+
+
+def first_paragraph(markdown: str) -> str:
+    """The first prose paragraph as plain text: a page's description for search engines and feeds."""
+    for paragraph in re.split(r"\n\s*\n", markdown):
+        text = paragraph.strip()
+        if text and not text.startswith(("#", "<", "[", "|", "`", "-", ">", "!")):
+            text = re.sub(r"`([^`]*)`", r"\1", text)
+            return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", " ".join(text.split()))
+    return ""

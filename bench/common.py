@@ -1,0 +1,155 @@
+"""Helpers shared by the benchmarks: build a generated site in a temp dir, time `mkdocs build`, print tables.
+
+A site is a temp copy of the real one's machinery (mkdocs.yml, hooks/, overrides/,
+docs/assets/, requirements.txt, sources.lock.json, .cache/sources) plus generated
+docs/ and experiments/. Its mkdocs.yml is the real one with a generated `nav`,
+and, for the "plain" variant, without `hooks:` and `extra:` (the hook's config).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMIT = "90dbeb8d23f0222b0124eaf961f1209db0cf4333"
+PINNED = ROOT / ".cache" / "sources" / "HIPS__autograd" / COMMIT
+PINNED_FILES = ("autograd/core.py", "autograd/numpy/numpy_vjps.py", "autograd/numpy/numpy_wrapper.py")
+COPIED = ("mkdocs.yml", "hooks", "overrides", "docs/assets", "requirements.txt", "sources.lock.json", ".cache/sources")
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+SERIAL_MKDOCS = "import os; os.cpu_count = lambda: 1; from mkdocs.__main__ import cli; cli(['build'])"
+
+
+def parse_args(doc: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir (its path is printed)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed warm builds per variant; the minimum is reported")
+    return parser.parse_args()
+
+
+@contextmanager
+def workdir(keep: bool):
+    tmp = Path(tempfile.mkdtemp(prefix="codeproof-bench-"))
+    try:
+        yield tmp
+    finally:
+        if keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def config_text(nav: list[tuple[str, str]], hook: bool) -> str:
+    """The real mkdocs.yml with `nav` replaced; without `hooks:` and `extra:` when hook is False."""
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    sections = {p.split(":", 1)[0]: p for p in re.split(r"(?m)^(?=[A-Za-z_]\w*:)", text) if p}
+    sections["nav"] = "nav:\n" + "".join(f'  - "{title}": {path}\n' for title, path in nav) + "\n"
+    if not hook:
+        del sections["hooks"], sections["extra"]
+    return "".join(sections.values())
+
+
+def make_site(dst: Path, files: dict[str, str], nav: list[tuple[str, str]], hook: bool = True) -> Path:
+    """A site in dst: the copied machinery, `files` (relative path -> text) and a generated mkdocs.yml."""
+    for name in COPIED:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dst / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dst / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / name)
+    for rel, text in files.items():
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dst / rel).write_text(text, encoding="utf-8")
+    (dst / "mkdocs.yml").write_text(config_text(nav, hook), encoding="utf-8")
+    return dst
+
+
+def run(site: Path, argv: list[str], env: dict | None = None) -> tuple[float, str]:
+    """Run a command in the site; abort with its stderr unless it succeeds. Returns (wall time, stderr)."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=site, env={**ENV, **(env or {})}, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"FAILED ({done.returncode}) in {site}: {' '.join(argv)}\n{done.stderr}")
+    return seconds, done.stderr
+
+
+def build(site: Path, env: dict | None = None, serial: bool = False) -> float:
+    """`mkdocs build` in the site; serial=True makes os.cpu_count() return 1, so the engine runs one experiment at a time."""
+    argv = [sys.executable, "-c", SERIAL_MKDOCS] if serial else [sys.executable, "-m", "mkdocs", "build"]
+    return run(site, argv, env)[0]
+
+
+def best_warm_build(site: Path, repeat: int) -> tuple[float, list[float]]:
+    """One untimed build to warm every cache, then `repeat` timed builds: (minimum, all)."""
+    build(site)
+    times = [build(site) for _ in range(repeat)]
+    return min(times), times
+
+
+def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
+    """The same site in dst with every block already rendered by the engine, for MkDocs without the hook.
+
+    Each post goes through parse_post, Engine.check and Engine.render, and the block's lines are
+    replaced as hooks/series.py does; experiment scripts become plain pages, as the hook publishes them.
+    """
+    sys.path.insert(0, str(site / "hooks"))
+    from codeproof import resources
+    from codeproof.blocks import parse_post, split_front_matter
+    from codeproof.config import load_series
+    from codeproof.engine import Engine, experiment_page
+
+    engine = Engine(load_series(site / "mkdocs.yml"))
+    posts = {}
+    for path in sorted((site / "docs").rglob("*.md")):
+        raw = path.read_text(encoding="utf-8")
+        first_line, body = split_front_matter(raw)
+        posts[path] = (raw[: len(raw) - len(body)], parse_post(path.relative_to(site).as_posix(), body, first_line))
+    engine.start_experiments(post for _, post in posts.values())
+    files = {}
+    for path, (front, parsed) in posts.items():
+        page_url = path.relative_to(site / "docs").with_suffix("").as_posix() + "/"
+        lines = parsed.lines
+        for block in reversed(parsed.blocks):  # bottom-up, so indexes stay valid
+            checked = engine.check(block)
+            if checked.problem or checked.warning or parsed.problems:
+                sys.exit(f"inlining {path}: {checked.problem or checked.warning or parsed.problems[0]}")
+            lines[block.start : block.end] = [engine.render(checked, lambda url: _relative(url, page_url))]
+        files[path.relative_to(site).as_posix()] = front + "\n".join(lines)
+    engine.runner.finish()
+    for script in resources.experiment_scripts(site):
+        rel = script.relative_to(site).as_posix()
+        files["docs/" + rel] = script.read_text(encoding="utf-8")
+        files["docs/" + experiment_page(rel)[:-1] + ".md"] = resources.script_page(rel, files["docs/" + rel])
+    return make_site(dst, files, nav, hook=False)
+
+
+def _relative(url: str, page_url: str) -> str:
+    """A page's site URL (e.g. experiments/x/) as a link from the page at page_url, as the hook makes it."""
+    return posixpath.relpath(url, posixpath.dirname(page_url)) + "/"
+
+
+def count_in_html(site: Path, needle: str) -> int:
+    """Occurrences of needle in the built site's HTML: a check that a build made what it should."""
+    return sum(p.read_text(encoding="utf-8").count(needle) for p in (site / "site").rglob("*.html"))
+
+
+def seconds_list(times: list[float]) -> str:
+    return ", ".join(f"{t:.2f}" for t in times)
+
+
+def table(title: str, rows: list[tuple[str, str]]) -> None:
+    width = max(len(label) for label, _ in rows)
+    print(f"\n{title}  (nproc {os.cpu_count()}, {sys.executable})")
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
