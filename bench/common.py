@@ -9,15 +9,18 @@ and, for the "plain" variant, without `hooks:` and `extra:` (the hook's config).
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import posixpath
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,13 +29,14 @@ PINNED = ROOT / ".cache" / "sources" / "HIPS__autograd" / COMMIT
 PINNED_FILES = ("autograd/core.py", "autograd/numpy/numpy_vjps.py", "autograd/numpy/numpy_wrapper.py")
 COPIED = ("mkdocs.yml", "hooks", "overrides", "docs/assets", "requirements.txt", "sources.lock.json", ".cache/sources")
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+PROSE = "本文由基准脚本生成，用来测量构建时核对引用与输出的开销。\n\n"
 SERIAL_MKDOCS = "import os; os.cpu_count = lambda: 1; from mkdocs.__main__ import cli; cli(['build'])"
 
 
 def parse_args(doc: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (its path is printed)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed warm builds per variant; the minimum is reported")
+    parser.add_argument("--repeat", type=int, default=5, help="timed warm builds per variant; the fastest is reported")
     return parser.parse_args()
 
 
@@ -48,9 +52,17 @@ def workdir(keep: bool):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def config_text(nav: list[tuple[str, str]], hook: bool) -> str:
-    """The real mkdocs.yml with `nav` replaced; without `hooks:` and `extra:` when hook is False."""
-    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+def front_matter(number: int, title: str) -> str:
+    """Front matter like the real posts'. The description is given, so the hook (which sets it from the first
+    paragraph when missing) and the plain site without the hook write the same <meta>."""
+    date = datetime.date(2026, 1, 1) + datetime.timedelta(days=number)
+    return (f'---\ntitle: "Autograd 源码学习（{number}）：{title} {number}"\nseries: {number}\ndate: {date}\n'
+            f"description: {PROSE.strip()}\ncategories: [应用数学, Autograd 源码学习]\ntags: [autograd, benchmark]\n---\n\n")
+
+
+def config_text(base: Path, nav: list[tuple[str, str]], hook: bool) -> str:
+    """base/mkdocs.yml with `nav` replaced; without `hooks:` and `extra:` when hook is False."""
+    text = (base / "mkdocs.yml").read_text(encoding="utf-8")
     sections = {p.split(":", 1)[0]: p for p in re.split(r"(?m)^(?=[A-Za-z_]\w*:)", text) if p}
     sections["nav"] = "nav:\n" + "".join(f'  - "{title}": {path}\n' for title, path in nav) + "\n"
     if not hook:
@@ -58,43 +70,75 @@ def config_text(nav: list[tuple[str, str]], hook: bool) -> str:
     return "".join(sections.values())
 
 
-def make_site(dst: Path, files: dict[str, str], nav: list[tuple[str, str]], hook: bool = True) -> Path:
-    """A site in dst: the copied machinery, `files` (relative path -> text) and a generated mkdocs.yml."""
+def make_site(dst: Path, files: dict[str, str], nav: list[tuple[str, str]], hook: bool = True,
+              base: Path = ROOT) -> Path:
+    """A site in dst: the machinery copied from base, `files` (relative path -> text) and a generated mkdocs.yml.
+
+    The plain variant copies from the hooked site rather than from the repository, which others may be editing.
+    """
     for name in COPIED:
-        src = ROOT / name
+        src = base / name
         if src.is_dir():
             shutil.copytree(src, dst / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             (dst / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst / name)
-    for rel, text in files.items():
-        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-        (dst / rel).write_text(text, encoding="utf-8")
-    (dst / "mkdocs.yml").write_text(config_text(nav, hook), encoding="utf-8")
+    write_files(dst, files)
+    (dst / "mkdocs.yml").write_text(config_text(base, nav, hook), encoding="utf-8")
     return dst
 
 
-def run(site: Path, argv: list[str], env: dict | None = None) -> tuple[float, str]:
-    """Run a command in the site; abort with its stderr unless it succeeds. Returns (wall time, stderr)."""
+@dataclass(frozen=True)
+class Timing:
+    wall: float  # time.perf_counter() around the subprocess
+    cpu: float  # user + system CPU of the subprocess and the processes it waited for (e.g. experiments)
+    stderr: str
+
+    def __str__(self) -> str:
+        return f"{self.wall:6.2f} s wall, {self.cpu:6.2f} s CPU"
+
+
+def write_files(dst: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dst / rel).write_text(text, encoding="utf-8")
+
+
+def run(site: Path, argv: list[str], env: dict | None = None) -> Timing:
+    """Run a command in the site; abort with its stderr unless it succeeds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=site, env={**ENV, **(env or {})}, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"FAILED ({done.returncode}) in {site}: {' '.join(argv)}\n{done.stderr}")
-    return seconds, done.stderr
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return Timing(wall, cpu, done.stderr)
 
 
-def build(site: Path, env: dict | None = None, serial: bool = False) -> float:
-    """`mkdocs build` in the site; serial=True makes os.cpu_count() return 1, so the engine runs one experiment at a time."""
+def build(site: Path, env: dict | None = None, serial: bool = False) -> Timing:
+    """`mkdocs build` in the site; serial=True makes os.cpu_count() return 1: the engine's pool gets one worker."""
     argv = [sys.executable, "-c", SERIAL_MKDOCS] if serial else [sys.executable, "-m", "mkdocs", "build"]
-    return run(site, argv, env)[0]
+    return run(site, argv, env)
 
 
-def best_warm_build(site: Path, repeat: int) -> tuple[float, list[float]]:
-    """One untimed build to warm every cache, then `repeat` timed builds: (minimum, all)."""
-    build(site)
-    times = [build(site) for _ in range(repeat)]
-    return min(times), times
+def warm_builds(sites: list[Path], repeat: int) -> list[list[Timing]]:
+    """One untimed build of each site to warm every cache, then `repeat` rounds of one timed build of each,
+    interleaved so that load from other processes falls on all the sites alike."""
+    for site in sites:
+        build(site)
+    rounds = [[build(site) for site in sites] for _ in range(repeat)]
+    return [list(times) for times in zip(*rounds)]
+
+
+def best(times: list[Timing]) -> Timing:
+    """The fastest of several runs (the least disturbed), with the least CPU of them."""
+    return Timing(min(t.wall for t in times), min(t.cpu for t in times), "")
+
+
+def walls(times: list[Timing]) -> str:
+    return "[" + ", ".join(f"{t.wall:.2f}" for t in times) + "]"
 
 
 def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
@@ -131,7 +175,7 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
         rel = script.relative_to(site).as_posix()
         files["docs/" + rel] = script.read_text(encoding="utf-8")
         files["docs/" + experiment_page(rel)[:-1] + ".md"] = resources.script_page(rel, files["docs/" + rel])
-    return make_site(dst, files, nav, hook=False)
+    return make_site(dst, files, nav, hook=False, base=site)
 
 
 def _relative(url: str, page_url: str) -> str:
@@ -142,10 +186,6 @@ def _relative(url: str, page_url: str) -> str:
 def count_in_html(site: Path, needle: str) -> int:
     """Occurrences of needle in the built site's HTML: a check that a build made what it should."""
     return sum(p.read_text(encoding="utf-8").count(needle) for p in (site / "site").rglob("*.html"))
-
-
-def seconds_list(times: list[float]) -> str:
-    return ", ".join(f"{t:.2f}" for t in times)
 
 
 def table(title: str, rows: list[tuple[str, str]]) -> None:

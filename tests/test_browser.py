@@ -1,0 +1,161 @@
+"""What readers get, in headless Chromium (Debian's /usr/bin/chromium driven by Playwright).
+
+Screenshots of each page at desktop and phone width go to test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+playwright = pytest.importorskip("playwright.sync_api")
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+PAGES = {"overview": "", "post-06": "posts/numpy-primitive-vjp/", "post-13": "posts/custom-primitive/"}
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def base_url(built):
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+class Visit:
+    """A page load that records every request, failed request and console error."""
+
+    def __init__(self, browser, url, **context):
+        self.context = browser.new_context(**context)
+        self.page = self.context.new_page()
+        self.requests, self.failed, self.errors = [], [], []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("requestfailed", lambda r: self.failed.append(r.url))
+        self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.status} {r.url}"))
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.goto(url, wait_until="networkidle")
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser):
+    opened = []
+
+    def open_page(url, **context):
+        opened.append(Visit(browser, url, **context))
+        return opened[-1]
+
+    yield open_page
+    for v in opened:
+        v.close()
+
+
+@pytest.mark.parametrize("name, path", PAGES.items())
+def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name, path):
+    v = visit(base_url + path)
+    assert v.errors == [] and v.failed == []
+    assert v.requests and all(url.startswith("http://127.0.0.1:") for url in v.requests), v.requests
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    v.page.screenshot(path=str(SHOTS / f"{name}-desktop.png"), full_page=True)
+    phone = visit(base_url + path, viewport={"width": 375, "height": 812})
+    phone.page.screenshot(path=str(SHOTS / f"{name}-phone.png"), full_page=True)
+    print(f"screenshots in {SHOTS}")
+
+
+@pytest.mark.parametrize("path", [PAGES["post-06"], PAGES["post-13"]])
+def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url, path):
+    page = visit(base_url + path).page
+    cards = page.locator(".proof-card--source")
+    assert cards.count() > 0
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        href = card.locator("dt:text('File') + dd a").get_attribute("href")
+        match = re.fullmatch(r"https://github.com/HIPS/autograd/blob/90dbeb8d23f0222b0124eaf961f1209db0cf4333/"
+                             r"[\w/]+\.py#L(\d+)-L(\d+)", href)
+        assert match, href
+        numbers = card.locator(".linenos").evaluate_all("els => els.map(e => e.dataset.linenos.trim())")
+        assert numbers[0] == match.group(1) and numbers[-1] == match.group(2)
+    stamp = page.locator(".proof-card--output .proof-card__stamp").inner_text()
+    assert "输出已验证" in stamp and "autograd 1.9.1" in stamp
+
+
+def test_series_nav_clicks_through_and_announced_posts_are_not_links(visit, base_url):
+    page = visit(base_url + PAGES["post-13"]).page
+    nav = page.locator("nav.series-nav").first
+    assert nav.locator(".series-nav__announced").count() == 2
+    assert nav.locator("a.series-nav__prev, a.series-nav__next").count() == 0
+    nav.locator("a.series-nav__index").click()
+    page.wait_for_load_state()
+    assert page.url.rstrip("/") == base_url.rstrip("/")
+    page.locator("article a[href='posts/numpy-primitive-vjp/']").first.click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/posts/numpy-primitive-vjp/")
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("primitive", {"posts/numpy-primitive-vjp/", "posts/custom-primitive/"}),
+    ("defvjp", {"posts/numpy-primitive-vjp/", "posts/custom-primitive/"}),
+])
+def test_search_lists_the_posts_that_contain_a_word(visit, base_url, query, expected):
+    v = visit(base_url)
+    page = v.page
+    page.keyboard.press("/")  # Material's shortcut opens the search box
+    page.keyboard.type(query)
+    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    found = {re.sub(r"^http://127\.0\.0\.1:\d+/|[?#].*$", "", link) for link in links}
+    assert expected <= found, found
+    assert v.errors == []
+
+
+@pytest.mark.parametrize("path", PAGES.values())
+def test_a_phone_wide_page_does_not_scroll_sideways(visit, base_url, path):
+    page = visit(base_url + path, viewport={"width": 375, "height": 812}).page
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+CONTRAST = """els => els.map(el => {
+  const rgb = s => s.match(/[\\d.]+/g).map(Number);
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  let bg = el;
+  while (bg && (getComputedStyle(bg).backgroundColor === 'rgba(0, 0, 0, 0)')) bg = bg.parentElement;
+  const fg = lum(rgb(getComputedStyle(el).color)), back = lum(rgb(getComputedStyle(bg).backgroundColor));
+  return [el.textContent.slice(0, 30), (Math.max(fg, back) + 0.05) / (Math.min(fg, back) + 0.05)];
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, scheme):
+    page = visit(base_url + PAGES["post-13"]).page
+    if scheme == "dark":
+        page.locator("form[data-md-component='palette'] label:visible").first.click()
+        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    tokens = page.locator(".proof-card code, .proof-card code span:not(.linenos)").evaluate_all(CONTRAST)
+    low = [(text, round(ratio, 2)) for text, ratio in tokens if text.strip() and ratio < 4.5]
+    assert tokens and low == [], low
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".proof-card--source").first.screenshot(path=str(SHOTS / f"card-{scheme}.png"))
