@@ -8,9 +8,8 @@ Generates a series of 100 posts, each quoting 10 runs of 3-8 whole lines from sy
       (no `hooks:`, no `extra:`); the ratio (a)/(b) has a goal of <= 1.10;
   (c) `python -m hooks.codeproof check` over the 1,000 quotes.
 
-Each site is built once untimed (warm caches), then (a) and (b) alternate --repeat times; the
-fastest wall time of each is reported, with the CPU time of the build (less sensitive to load
-from other processes on the machine).
+Each site is built once untimed (warm caches), then (a) and (b) alternate --repeat times, so that
+load from other processes falls on both alike; the fastest of each is reported, with its CPU time.
 
 Run from the repository root:  .venv/bin/python bench/bench_sources.py [--repeat N] [--keep]
 """

@@ -70,6 +70,12 @@ def config_text(base: Path, nav: list[tuple[str, str]], hook: bool) -> str:
     return "".join(sections.values())
 
 
+def write_files(dst: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dst / rel).write_text(text, encoding="utf-8")
+
+
 def make_site(dst: Path, files: dict[str, str], nav: list[tuple[str, str]], hook: bool = True,
               base: Path = ROOT) -> Path:
     """A site in dst: the machinery copied from base, `files` (relative path -> text) and a generated mkdocs.yml.
@@ -96,12 +102,6 @@ class Timing:
 
     def __str__(self) -> str:
         return f"{self.wall:6.2f} s wall, {self.cpu:6.2f} s CPU"
-
-
-def write_files(dst: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-        (dst / rel).write_text(text, encoding="utf-8")
 
 
 def run(site: Path, argv: list[str], env: dict | None = None) -> Timing:

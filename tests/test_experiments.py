@@ -456,3 +456,22 @@ def test_the_archive_pins_only_the_experiment_packages_and_has_a_readme(archive_
     assert archive_text(data, "requirements.txt").splitlines() == ["autograd==1.9.1", "numpy==2.2.6"]
     assert "Test series" in archive_text(data, "README.md")
     assert archive_text(data, "experiments/a.py") == (archive_root / "experiments/a.py").read_text(encoding="utf-8")
+
+
+def test_an_autograd_other_than_the_baseline_version_fails_every_output_block(tmp_path):
+    """Experiments must run the code the posts quote: the installed autograd must be the baseline's."""
+    from codeproof.config import series_from_extra
+    from codeproof.engine import Engine
+
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "x.py").write_text("print('hi')\n")
+    series = series_from_extra({"name": "s", "baseline": {"repo": "HIPS/autograd", "commit": "a" * 40,
+                                "version": "0.0", "sdist": "autograd==0.0"}}, tmp_path)
+    (block,) = parse_post("docs/posts/x.md", "[OUTPUT]\nFile: experiments/x.py\n\n```text\nhi\n```\n").blocks
+    engine = Engine(series)
+    try:
+        checked = engine.check(block)
+    finally:
+        engine.runner.finish()
+    assert "docs/posts/x.md:1: OUTPUT experiments/x.py: installed autograd is 1.9.1, the series baseline is 0.0" in str(checked.problem)
+    assert engine.runner.runs == 0

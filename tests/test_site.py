@@ -117,3 +117,25 @@ def test_no_prose_of_the_seed_is_lost(built, url, seed):
     rendered = read_page(built, url).folded
     missing = [line for line in seed_lines((SEEDS / seed).read_text(encoding="utf-8")) if fold(line) not in rendered]
     assert missing == []
+
+
+def test_the_overview_links_the_archive_with_its_real_size_and_sha256(built):
+    import hashlib
+
+    page = read_page(built, "")
+    archive = built / "downloads" / "experiments.zip"
+    data = archive.read_bytes()
+    assert "downloads/experiments.zip" in page.links
+    assert f"{len(data):,} 字节" in page.folded and hashlib.sha256(data).hexdigest() in page.folded
+
+
+@pytest.mark.parametrize("post, script", [
+    ("posts/numpy-primitive-vjp/", "numpy_primitives"), ("posts/custom-primitive/", "custom_primitive"),
+])
+def test_each_post_links_its_published_script_which_is_viewable_and_downloadable(built, post, script):
+    assert f"../../experiments/{script}/" in read_page(built, post).links
+    script_page = read_page(built, f"experiments/{script}/")
+    assert f'<a download="{script}.py" href="../{script}.py">' in script_page.html
+    published = (built / "experiments" / f"{script}.py").read_text(encoding="utf-8")
+    assert published == (ROOT / "experiments" / f"{script}.py").read_text(encoding="utf-8")
+    assert fold(published.splitlines()[-1]) in script_page.folded
