@@ -115,7 +115,8 @@ def main() -> None:
             sys.exit("a site lacks some of the output cards")
 
         table(f"{COUNT} experiments of {loops} gradient steps each", [
-            (f"one run alone ({os.cpu_count()} at a time)", f"{sum(alone) / COUNT:6.2f} s mean   [{min(alone):.2f}-{max(alone):.2f}]"),
+            (f"one run alone ({os.cpu_count()} at a time)",
+             f"{sum(alone) / COUNT:6.2f} s mean   [{min(alone):.2f}-{max(alone):.2f}]"),
             ("(a) cold build, parallel", f"{a}   runs {a_runs:.2f} s in all: concurrency {a_runs / a.wall:.2f}"),
             ("(b) cold build, serial", f"{b}   runs {b_runs:.2f} s in all: concurrency {b_runs / b.wall:.2f}"),
             ("speed-up (b)/(a)", f"{b.wall / a.wall:6.3f}   goal >= 1.7: {'met' if b.wall / a.wall >= 1.7 else 'NOT met'}"),

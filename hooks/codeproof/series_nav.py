@@ -8,10 +8,20 @@ NUMERALS = "零一二三四五六七八九"
 
 
 def chinese_number(n: int) -> str:
+    """1 -> 一, 13 -> 十三, 105 -> 一百零五, 2024 -> 二千零二十四 (posts are numbered from 1 to 9999)."""
     if n < 10:
         return NUMERALS[n]
-    tens, ones = divmod(n, 10)
-    return ("" if tens == 1 else NUMERALS[tens]) + "十" + (NUMERALS[ones] if ones else "")
+    if n < 20:
+        return "十" + (NUMERALS[n % 10] if n % 10 else "")
+    text, pending_zero = "", False
+    for value, unit in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
+        digit = n // value % 10
+        if digit:
+            text += ("零" if pending_zero else "") + NUMERALS[digit] + unit
+            pending_zero = False
+        elif text:
+            pending_zero = True
+    return text
 
 
 @dataclass(frozen=True)
