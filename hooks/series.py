@@ -5,17 +5,17 @@ Everything else lives in hooks/codeproof/, which also runs as `python -m hooks.c
 
 from __future__ import annotations
 
-import posixpath
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
-from codeproof import overview, render, resources, series_nav
+from codeproof import overview, resources, series_nav
 from codeproof.blocks import front_matter, parse_post, split_front_matter
 from codeproof.config import SeriesConfigError, series_from_extra
-from codeproof.engine import Engine, experiment_page
+from codeproof.engine import Engine
+from codeproof.render import relative_url
 from codeproof.problems import report
 
 log = get_plugin_logger(__name__)
@@ -32,6 +32,7 @@ class _Build:
         self.warnings = []
         self.archive = None
         self.posts: list[overview.PostInfo] = []  # the published posts, from their front matter
+        self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
 
 
 build = _Build()
@@ -55,14 +56,13 @@ def on_config(config):
 def on_files(files, config):
     engine = build.engine
     root = engine.series.root
-    posts = []
     for file in files.documentation_pages():
         raw = Path(file.abs_src_path).read_text(encoding="utf-8")
         first_line, body = split_front_matter(raw)
-        posts.append(parse_post(_post_path(file, root), body, first_line))
+        build.parsed[file.src_uri] = parse_post(_post_path(file, root), body, first_line)
         info = overview.post_info(front_matter(raw), file.src_uri, file.url)
         build.posts += [info] if info else []
-    engine.start_experiments(posts)  # they run while pages render
+    engine.start_experiments(build.parsed.values())  # they run while pages render
     for script in resources.experiment_scripts(root):
         rel = script.relative_to(root).as_posix()
         files.append(File.generated(config, rel, abs_src_path=str(script)))
@@ -74,49 +74,18 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    if page.file.generated_by:  # our own script pages hold no blocks
+    parsed = build.parsed.get(page.file.src_uri)
+    if parsed is None:  # a page we generated: no blocks
         return markdown
-    engine = build.engine
-    root = engine.series.root
-    raw = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    # MkDocs gives the text after the front matter (and the blank lines after it): count what it took.
-    first_line = raw[: len(raw) - len(markdown)].count("\n") + 1 if raw.endswith(markdown) else 1
-    parsed = parse_post(_post_path(page.file, root), markdown, first_line)
-    lines = parsed.lines
-    replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
-    for problem in parsed.problems:
-        index = problem.line - parsed.first_line
-        replacements.append((index, index + 1, lines[index] + "\n" + render.problem_box([problem])))
-    for block in parsed.blocks:
-        checked = engine.check(block)
-        build.problems += [checked.problem] if checked.problem else []
-        build.warnings += [checked.warning] if checked.warning else []
-        if checked.problem:
-            shown = render.problem_box([checked.problem])
-        else:
-            shown = engine.render(checked, lambda url: _relative(url, page.url))
-        replacements.append((block.start, block.end, shown))
-    build.problems += parsed.problems
-    for start, end, text in sorted(replacements, reverse=True):
-        lines[start:end] = [text]
-    markdown = "\n".join(lines)
-    page.meta.setdefault("description", overview.first_paragraph(markdown))  # for <meta> and the feed
-    return _fill_overview(markdown) if page.is_homepage else markdown
-
-
-def _fill_overview(markdown):
-    """The overview's facts come from configuration: replace its markers with them."""
-    series = build.engine.series
-    # The overview is docs/index.md, so a file's src path is already a link from it that MkDocs validates.
-    filled = {
-        "<!-- series-baseline -->": overview.baseline(series),
-        "<!-- experiment-environment -->": overview.environment_table(resources.experiment_requirements(series.root)),
-        "<!-- experiment-archive -->": resources.archive_summary(build.archive, resources.ARCHIVE_URL),
-        "<!-- series-posts -->": overview.posts_table(series, build.posts),
-    }
-    for marker, text in filled.items():
-        markdown = markdown.replace(marker, text)
-    return markdown
+    if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got
+        parsed = parse_post(parsed.post, markdown, 1)
+    proved = build.engine.prove_page(parsed, lambda url: relative_url(url, page.url))
+    build.problems += proved.problems
+    build.warnings += proved.warnings
+    page.meta.setdefault("description", overview.first_paragraph(proved.markdown))  # for <meta> and the feed
+    if page.is_homepage:
+        return overview.fill(proved.markdown, build.engine.series, build.posts, build.archive)
+    return proved.markdown
 
 
 def on_page_context(context, page, config, nav):
@@ -129,7 +98,7 @@ def on_page_context(context, page, config, nav):
     context["series"] = {
         "previous": previous,
         "next": following,
-        "link": lambda url: _relative(url, page.url),
+        "link": lambda url: relative_url(url, page.url),
         "baseline": baseline,
         "baseline_url": f"https://github.com/{baseline.repo}/tree/{baseline.commit}",
     }
@@ -156,9 +125,3 @@ def on_serve(server, config, builder):
 
 def _post_path(file, root: Path) -> str:
     return Path(file.abs_src_path).resolve().relative_to(root).as_posix()
-
-
-def _relative(url: str, page_url: str) -> str:
-    """A site URL (relative to the site root; '' is the home page) as a link from the page at page_url."""
-    rel = posixpath.relpath(url or ".", posixpath.dirname(page_url) or ".")
-    return rel + "/" if (not url or url.endswith("/")) and not rel.endswith("/") else rel

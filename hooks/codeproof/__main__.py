@@ -16,7 +16,7 @@ from .config import SeriesConfigError, load_series
 from .engine import Engine, read_post
 from .problems import report
 from .rewrite import rewrite_post
-from .sources import Lock, default_store, git_blob_sha1, SourceError
+from .sources import default_store, git_blob_sha1, SourceError
 
 
 def main(argv: list[str] | None = None) -> int:

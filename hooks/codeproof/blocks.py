@@ -51,11 +51,13 @@ class ParsedPost:
 
 
 def split_front_matter(raw: str) -> tuple[int, str]:
-    """Return (file line number of the body's first line, body) as MkDocs splits them."""
+    """Return (file line number of the body's first line, body), the body being what MkDocs passes on:
+    the text after the front matter and the blank lines that follow it."""
     match = FRONT_MATTER_RE.match(raw)
     if not match:
         return 1, raw
-    return match.group(0).count("\n") + 1, raw[match.end() :]
+    body = raw[match.end() :].lstrip("\n")
+    return raw[: len(raw) - len(body)].count("\n") + 1, body
 
 
 def front_matter(raw: str) -> dict:

@@ -5,6 +5,7 @@ Used alike by the MkDocs hook and by the command line (`python -m hooks.codeproo
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -21,6 +22,13 @@ from .verify import Checked, Excerpt, verify_script_quote, verify_source_quote
 def read_post(path: Path, root: Path) -> ParsedPost:
     first_line, body = split_front_matter(path.read_text(encoding="utf-8"))
     return parse_post(path.relative_to(root).as_posix(), body, first_line)
+
+
+@dataclass
+class ProvedPage:
+    markdown: str  # each block replaced by its card, or by an error box where it failed
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
 
 def experiment_page(script: str) -> str:
@@ -46,6 +54,24 @@ class Engine:
             for block in (b for post in posts for b in post.blocks if b.kind == "OUTPUT"):
                 if (self.series.root / block.fields["File"]).is_file():
                     self.runner.start(block.fields["File"])
+
+    def prove_page(self, parsed: ParsedPost, link: Callable[[str], str]) -> ProvedPage:
+        """The post's Markdown with every block verified and rendered; failures shown in place."""
+        lines = list(parsed.lines)
+        proved = ProvedPage("", problems=list(parsed.problems))
+        replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
+        for problem in parsed.problems:
+            index = problem.line - parsed.first_line
+            replacements.append((index, index + 1, lines[index] + "\n" + render.problem_box([problem])))
+        for checked in map(self.check, parsed.blocks):
+            proved.problems += [checked.problem] if checked.problem else []
+            proved.warnings += [checked.warning] if checked.warning else []
+            shown = render.problem_box([checked.problem]) if checked.problem else self.render(checked, link)
+            replacements.append((checked.block.start, checked.block.end, shown))
+        for start, end, text in sorted(replacements, reverse=True):
+            lines[start:end] = [text]
+        proved.markdown = "\n".join(lines)
+        return proved
 
     def check(self, block: Block) -> Checked:
         if block.kind == "REAL SOURCE":

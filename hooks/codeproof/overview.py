@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import resources
 from .config import Series
 from .series_nav import chinese_number
 
@@ -54,3 +55,17 @@ def first_paragraph(markdown: str) -> str:
             text = re.sub(r"`([^`]*)`", r"\1", text)
             return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", " ".join(text.split()))
     return ""
+
+
+def fill(markdown: str, series: Series, posts: list[PostInfo], archive: resources.Archive) -> str:
+    """The overview's facts come from configuration and the build: replace its markers with them.
+    The overview is docs/index.md, so a file's src path is already a link from it that MkDocs validates."""
+    filled = {
+        "<!-- series-baseline -->": baseline(series),
+        "<!-- experiment-environment -->": environment_table(resources.experiment_requirements(series.root)),
+        "<!-- experiment-archive -->": resources.archive_summary(archive, resources.ARCHIVE_URL),
+        "<!-- series-posts -->": posts_table(series, posts),
+    }
+    for marker, text in filled.items():
+        markdown = markdown.replace(marker, text)
+    return markdown

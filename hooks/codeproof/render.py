@@ -6,12 +6,19 @@ line number; every text taken from a post's header is HTML-escaped here.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from html import escape
 
 from .problems import Problem
 from .sources import FileRef
 from .verify import Excerpt
+
+
+def relative_url(url: str, page_url: str) -> str:
+    """A site URL (relative to the site root; '' is the home page) as a link from the page at page_url."""
+    rel = posixpath.relpath(url or ".", posixpath.dirname(page_url) or ".")
+    return rel + "/" if (not url or url.endswith("/")) and not rel.endswith("/") else rel
 
 
 def _fence(text: str, lang: str, attrs: str = "") -> str:
