@@ -121,3 +121,17 @@ def test_a_malformed_block_fails_the_build_with_its_line(site, header, message):
     done = mkdocs(site, "build")
     assert done.returncode != 0
     assert f"{SQUARE_POST}:{line_of(site, SQUARE_POST, header.splitlines()[1])}:" in done.stderr and message in done.stderr
+
+
+def test_an_output_block_without_a_fence_is_filled_in_but_fails_a_strict_build(site):
+    original = (site / SQUARE_POST).read_text(encoding="utf-8")
+    recorded = original.split("[OUTPUT]\nFile: experiments/custom_primitive.py\n", 1)[1].split("## ", 1)[0]
+    edit(site, SQUARE_POST, recorded, "\n")
+    strict = mkdocs(site, "build", "--strict")
+    assert strict.returncode != 0
+    assert "OUTPUT experiments/custom_primitive.py: no output is recorded; the build inserted what it printed" in strict.stderr
+    lenient = mkdocs(site, "build", "--site-dir", "built")
+    assert lenient.returncode == 0
+    assert "reverse-mode gradient check through order 2 passed" in (site / "built" / "posts" / "custom-primitive" / "index.html").read_text()
+    assert codeproof(site, "update").returncode == 0
+    assert (site / SQUARE_POST).read_text(encoding="utf-8") == original
