@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from .config import SeriesConfigError, load_series
-from .engine import Engine, read_post
+from .engine import Engine, read_post, source_ref
 from .problems import report
 from .rewrite import rewrite_post
 from .sources import default_store, git_blob_sha1, SourceError
@@ -40,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def check(series, posts, repair: bool, use_cache: bool) -> int:
     started = time.monotonic()
-    engine = Engine(series)
-    engine.runner.use_cache = engine.runner.use_cache and use_cache
+    engine = Engine(series, use_cache=use_cache)
     engine.start_experiments(posts)
     problems = [p for post in posts for p in post.problems]
     blocks = 0
@@ -65,7 +64,7 @@ def check(series, posts, repair: bool, use_cache: bool) -> int:
 def lock(series, posts) -> int:
     store = default_store(series)
     lock_file = store.lock
-    refs = sorted({Engine(series, store=store).ref_of(b) for p in posts for b in p.blocks if b.kind == "REAL SOURCE"})
+    refs = sorted({source_ref(b, series.baseline) for p in posts for b in p.blocks if b.kind == "REAL SOURCE"})
     failures = 0
     for ref in refs:
         if lock_file.expected(ref):

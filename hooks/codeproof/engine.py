@@ -12,7 +12,7 @@ from typing import Callable, Iterable
 from . import render
 from .blocks import Block, ParsedPost, parse_post, split_front_matter
 from .compare import normalize, output_diff, outputs_match
-from .config import Series
+from .config import Baseline, Series
 from .experiments import ExperimentRunner, RunResult
 from .problems import Problem
 from .sources import FileRef, SourceError, SourceStore, default_store
@@ -36,17 +36,24 @@ def experiment_page(script: str) -> str:
     return script[: -len(".py")] + "/"
 
 
+def source_ref(block: Block, baseline: Baseline) -> FileRef:
+    """The upstream file a [REAL SOURCE] block quotes: its own Repo and Commit, else the baseline's."""
+    return FileRef(block.fields.get("Repo", baseline.repo), block.fields.get("Commit", baseline.commit), block.fields["File"])
+
+
 class Engine:
-    def __init__(self, series: Series, store: SourceStore | None = None, runner: ExperimentRunner | None = None):
+    def __init__(
+        self, series: Series, store: SourceStore | None = None, runner: ExperimentRunner | None = None,
+        use_cache: bool = True,
+    ):
         self.series = series
         self.store = store or default_store(series)
         self.runner = runner or ExperimentRunner(
-            series.root, series.cache_dir, series.experiment_timeout, series.output_cap
+            series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache
         )
 
     def ref_of(self, block: Block) -> FileRef:
-        base = self.series.baseline
-        return FileRef(block.fields.get("Repo", base.repo), block.fields.get("Commit", base.commit), block.fields["File"])
+        return source_ref(block, self.series.baseline)
 
     def start_experiments(self, posts: Iterable[ParsedPost]) -> None:
         """Start every experiment the posts' [OUTPUT] blocks need, before any page renders."""
