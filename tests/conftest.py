@@ -59,3 +59,11 @@ def built(tmp_path_factory, warm_cache) -> Path:
     assert done.returncode == 0, done.stderr
     assert "WARNING" not in done.stderr
     return site_dir
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Tell people where the browser tests left their screenshots."""
+    shots = ROOT / "test-artifacts" / "screenshots"
+    if shots.is_dir():
+        names = ", ".join(sorted(p.name for p in shots.glob("*.png")))
+        terminalreporter.write_line(f"screenshots for people to look at: {shots} ({names})")

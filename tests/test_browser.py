@@ -82,7 +82,6 @@ def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name
     v.page.screenshot(path=str(SHOTS / f"{name}-desktop.png"), full_page=True)
     phone = visit(base_url + path, viewport={"width": 375, "height": 812})
     phone.page.screenshot(path=str(SHOTS / f"{name}-phone.png"), full_page=True)
-    print(f"screenshots in {SHOTS}")
 
 
 @pytest.mark.parametrize("path", [PAGES["post-06"], PAGES["post-13"]])
