@@ -475,3 +475,9 @@ def test_an_autograd_other_than_the_baseline_version_fails_every_output_block(tm
         engine.runner.finish()
     assert "docs/posts/x.md:1: OUTPUT experiments/x.py: installed autograd is 1.9.1, the series baseline is 0.0" in str(checked.problem)
     assert engine.runner.runs == 0
+
+
+def test_the_output_cap_counts_stdout_and_stderr_together(root, make_runner):
+    write(root, SCRIPT, "import sys\nprint('o' * 700)\nprint('e' * 700, file=sys.stderr)\n")
+    result = make_runner(output_cap=1000).result(SCRIPT)
+    assert result.overflow and len(result.stdout) + len(result.stderr) <= 1000

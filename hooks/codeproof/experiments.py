@@ -174,7 +174,7 @@ class ExperimentRunner:
         overflow = threading.Event()
         streams = [bytearray(), bytearray()]
         readers = [
-            threading.Thread(target=self._drain, args=(pipe, buffer, overflow, process), daemon=True)
+            threading.Thread(target=self._drain, args=(pipe, buffer, streams, overflow, process), daemon=True)
             for pipe, buffer in zip((process.stdout, process.stderr), streams)
         ]
         for reader in readers:
@@ -200,15 +200,18 @@ class ExperimentRunner:
             overflow=overflow.is_set(),
         )
 
-    def _drain(self, pipe, buffer: bytearray, overflow: threading.Event, process: subprocess.Popen) -> None:
+    def _drain(self, pipe, buffer: bytearray, streams: list[bytearray], overflow: threading.Event,
+               process: subprocess.Popen) -> None:
+        """Read one pipe; the cap holds for stdout and stderr together."""
         with pipe:
             for chunk in iter(lambda: pipe.read1(65536), b""):
-                if len(buffer) + len(chunk) > self.output_cap:
-                    buffer.extend(chunk[: self.output_cap - len(buffer)])
+                with self._lock:
+                    room = self.output_cap - sum(len(b) for b in streams)
+                    buffer.extend(chunk[: max(room, 0)])
+                if len(chunk) > room:
                     overflow.set()
                     _kill_group(process)
                     return
-                buffer.extend(chunk)
 
 
 def _kill_group(process: subprocess.Popen) -> None:
