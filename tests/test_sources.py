@@ -6,7 +6,7 @@ import pytest
 
 from codeproof.config import load_series
 from codeproof.sources import FileRef, GitProvider, Lock, SourceError, SourceStore, default_store, git_blob_sha1
-from conftest import git
+from conftest import ROOT, git
 from upstream import MODULE_V1, MODULE_V2, make_upstream
 
 
@@ -116,14 +116,11 @@ def test_the_lock_file_round_trips(tmp_path):
 
 
 def test_the_committed_lock_matches_the_real_upstream_tree():
-    """Every lock entry for the baseline equals the blob in shared/upstream's listing of v1.9.1."""
-    from conftest import ROOT
-
-    listings = list((ROOT.parent / "shared" / "upstream").glob("HIPS-autograd-*.tree"))
-    if not listings:
-        pytest.skip("shared/upstream is not beside this checkout")
+    """Every lock entry for the baseline equals the blob in the real tree's listing of v1.9.1
+    (`git ls-tree -r`, copied from shared/upstream into tests/reference)."""
+    (listing,) = (ROOT / "tests" / "reference").glob("HIPS-autograd-*.tree")
     tree = {}
-    for line in listings[0].read_text().splitlines():
+    for line in listing.read_text().splitlines():
         if not line.startswith("#"):
             meta, path = line.split("\t")
             tree[path] = meta.split()[2]
