@@ -151,7 +151,7 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     from codeproof import resources
     from codeproof.blocks import parse_post, split_front_matter
     from codeproof.config import load_series
-    from codeproof.engine import Engine, experiment_page
+    from codeproof.engine import Engine
 
     engine = Engine(load_series(site / "mkdocs.yml"))
     posts = {}
@@ -174,7 +174,7 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     for script in resources.experiment_scripts(site):
         rel = script.relative_to(site).as_posix()
         files["docs/" + rel] = script.read_text(encoding="utf-8")
-        files["docs/" + experiment_page(rel)[:-1] + ".md"] = resources.script_page(rel, files["docs/" + rel])
+        files["docs/" + resources.script_page_src(rel)] = resources.script_page(rel, files["docs/" + rel])
     return make_site(dst, files, nav, hook=False, base=site)
 
 

@@ -67,7 +67,8 @@ def on_files(files, config):
         rel = script.relative_to(root).as_posix()
         files.append(File.generated(config, rel, abs_src_path=str(script)))
         page = resources.script_page(rel, script.read_text(encoding="utf-8"))
-        files.append(File.generated(config, rel[:-3] + ".md", content=page, inclusion=InclusionLevel.NOT_IN_NAV))
+        src = resources.script_page_src(rel)
+        files.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     build.archive = resources.build_archive(root, engine.series.name)
     files.append(File.generated(config, resources.ARCHIVE_URL, content=build.archive.data))
     return files

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from . import render
+from . import render, resources
 from .blocks import Block, ParsedPost, parse_post, split_front_matter
 from .compare import normalize, output_diff, outputs_match
 from .config import Baseline, Series
@@ -29,11 +29,6 @@ class ProvedPage:
     markdown: str  # each block replaced by its card, or by an error box where it failed
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
-
-
-def experiment_page(script: str) -> str:
-    """Site URL of the page that publishes a script, e.g. experiments/custom_primitive/."""
-    return script[: -len(".py")] + "/"
 
 
 def source_ref(block: Block, baseline: Baseline) -> FileRef:
@@ -69,11 +64,11 @@ class Engine:
         replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
         for problem in parsed.problems:
             index = problem.line - parsed.first_line
-            replacements.append((index, index + 1, lines[index] + "\n" + render.problem_box([problem])))
+            replacements.append((index, index + 1, lines[index] + "\n" + render.problem_box(problem)))
         for checked in map(self.check, parsed.blocks):
             proved.problems += [checked.problem] if checked.problem else []
             proved.warnings += [checked.warning] if checked.warning else []
-            shown = render.problem_box([checked.problem]) if checked.problem else self.render(checked, link)
+            shown = render.problem_box(checked.problem) if checked.problem else self.render(checked, link)
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]
@@ -95,7 +90,7 @@ class Engine:
         block, excerpt = checked.block, checked.excerpt
         if block.kind == "REAL SOURCE":
             return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt)
-        page = link(experiment_page(block.fields["File"]))
+        page = link(resources.script_page_url(block.fields["File"]))
         if block.kind == "EXPERIMENT":
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt)
         return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run))

@@ -62,9 +62,9 @@ def output_console(path: str, output: str, stamp: str) -> str:
     return _card("OUTPUT", "proof-card--output", rows, body)
 
 
-def problem_box(problems: list[Problem]) -> str:
+def problem_box(problem: Problem) -> str:
     """What `mkdocs serve` shows in place of a block that failed, so the author sees it while typing."""
-    text = "\n\n".join(str(p) for p in problems)
+    text = str(problem)
     return (
         '\n<div class="proof-error" markdown="1">\n'
         '<p class="proof-error__title">BUILD ERROR: this block is not verified and would fail mkdocs build</p>\n\n'

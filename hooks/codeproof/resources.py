@@ -71,6 +71,16 @@ def build_archive(root: Path, series_name: str) -> Archive:
     return Archive(buffer.getvalue())
 
 
+def script_page_src(script: str) -> str:
+    """Where the page publishing a script sits among the docs: experiments/x.py -> experiments/x.md."""
+    return script[: -len(".py")] + ".md"
+
+
+def script_page_url(script: str) -> str:
+    """Its site URL (directory URLs): experiments/x.py -> experiments/x/."""
+    return script[: -len(".py")] + "/"
+
+
 def script_page(script: str, text: str) -> str:
     """Markdown of the page that shows one script whole, with its line numbers and a download link."""
     name = Path(script).name
