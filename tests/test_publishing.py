@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
+import yaml
 from conftest import ROOT
 from site_text import read_page
 
-WORKFLOW = ROOT / ".github" / "workflows" / "publish.yml"
+WORKFLOWS = ROOT / ".github" / "workflows"
+WORKFLOW = WORKFLOWS / "publish.yml"
 
 
 def validate_workflow(path: Path) -> subprocess.CompletedProcess:
@@ -37,6 +41,70 @@ def test_the_workflow_builds_strictly_on_push_and_pull_request_and_deploys_main(
     assert re.search(r"^on:\n  push:\n  pull_request:", text, re.M)
     assert "./dev.sh build" in text and "actions/deploy-pages" in text
     assert "refs/heads/main" in text
+
+
+def zizmor(*paths: Path) -> subprocess.CompletedProcess:
+    """zizmor (pinned in requirements.txt) with its strictest persona, offline and without any token, so it makes
+    no network request and runs no online audit; no configuration file and no `# zizmor: ignore` comment counts."""
+    exe = Path(sys.executable).parent / "zizmor"
+    exe = str(exe) if exe.exists() else shutil.which("zizmor")
+    assert exe, "zizmor is not installed: it is pinned in requirements.txt"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GH_TOKEN", "GITHUB_TOKEN", "ZIZMOR_GITHUB_TOKEN", "GH_HOST", "ZIZMOR_CONFIG")}
+    env["ZIZMOR_OFFLINE"] = "1"
+    return subprocess.run(
+        [exe, "--offline", "--no-config", "--no-ignores", "--persona", "auditor", "--color", "never",
+         "--no-progress", *map(str, paths)],
+        capture_output=True, text=True, env=env, cwd=ROOT,
+    )
+
+
+def test_zizmor_finds_nothing_in_the_workflows():
+    done = zizmor(WORKFLOWS.relative_to(ROOT))
+    report = done.stdout + done.stderr
+    assert done.returncode == 0 and "No findings to report" in done.stdout, report
+    audited = set(re.findall(r"completed (\S+)", done.stderr))
+    assert audited == {str(p.relative_to(ROOT)) for p in WORKFLOWS.glob("*.y*ml")}, report
+
+
+def test_zizmor_flags_an_unpinned_action_and_persisted_credentials(tmp_path):
+    """The audit is not vacuous: the workflow as it was before hardening fails it."""
+    text = WORKFLOW.read_text()
+    checkout = re.search(r"- uses: actions/checkout@\S+ # \S+\n\s+with:\n\s+persist-credentials: false\n", text)
+    assert checkout, "the checkout step is expected to set persist-credentials: false"
+    weak = tmp_path / "publish.yml"
+    weak.write_text(text.replace(checkout.group(0), "- uses: actions/checkout@v4\n"))
+    done = zizmor(weak)
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "unpinned-uses" in done.stdout and "artipacked" in done.stdout, done.stdout
+
+
+USES = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<ref>\S+)(?P<rest>.*)$", re.M)
+
+
+def test_every_action_is_pinned_to_a_commit_sha_with_its_version_in_a_comment():
+    for path in sorted(WORKFLOWS.glob("*.y*ml")):
+        text = path.read_text()
+        found = [(m.group("ref"), m.group("rest")) for m in USES.finditer(text)]
+        # Every `uses:` the YAML holds is one the pattern saw (no flow-style step slips past).
+        jobs = yaml.safe_load(text)["jobs"].values()
+        parsed = [step["uses"] for job in jobs for step in job.get("steps", []) if "uses" in step]
+        parsed += [job["uses"] for job in jobs if "uses" in job]
+        assert sorted(ref for ref, _ in found) == sorted(parsed), path
+        assert found, path
+        for ref, rest in found:
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), f"{path.name}: {ref} is not pinned to a commit SHA"
+            assert re.fullmatch(r"\s+# v\d+(\.\d+)*", rest), f"{path.name}: {ref} lacks its `# vX.Y.Z` comment"
+
+
+def test_the_jobs_get_only_the_token_permissions_they_need():
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    assert workflow["permissions"] == {}
+    jobs = workflow["jobs"]
+    assert jobs["build"]["permissions"] == {"contents": "read", "pages": "read"}
+    assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    checkout = next(s for s in jobs["build"]["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["persist-credentials"] is False
 
 
 def test_the_feed_lists_each_published_post_with_title_date_summary_and_link(built):
