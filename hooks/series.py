@@ -15,6 +15,7 @@ from codeproof import overview, resources, series_nav
 from codeproof.blocks import front_matter, parse_post, split_front_matter
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
+from codeproof.sources import SourceError
 from codeproof.render import relative_url
 from codeproof.problems import report
 
@@ -46,10 +47,11 @@ def on_config(config):
     global build
     root = Path(config.config_file_path).resolve().parent
     try:
-        series = series_from_extra(config.extra.get("series"), root)
+        build = _Build(Engine(series_from_extra(config.extra.get("series"), root)))
     except SeriesConfigError as error:
         raise PluginError(str(error)) from None
-    build = _Build(Engine(series))
+    except SourceError as error:  # e.g. a lock file that is not a lock
+        raise PluginError(f"{error}\n  hint: {error.hint}") from None
     return config
 
 

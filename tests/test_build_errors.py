@@ -95,21 +95,26 @@ def test_a_wrong_commit_fails_and_names_the_lock(site):
     assert f"{SQUARE_POST}:{line}: REAL SOURCE: HIPS/autograd@1111111:autograd/core.py has no entry in the lock file" in done.stderr
 
 
+CORE_BLOB = "2116589bafffe9d95444d349bc221d76c5a89807"  # autograd/core.py at the baseline
+
+
 def test_a_tampered_cache_file_fails_every_quote_of_that_file(site):
-    cached = next((site / ".cache" / "sources").rglob("core.py"))
+    cached = site / ".cache" / "blobs" / CORE_BLOB[:2] / CORE_BLOB
     cached.write_text(cached.read_text().replace("primitive_vjps[fun] = vjpmaker", "primitive_vjps[fun] = None"))
     done = codeproof(site, "check")
     assert done.returncode == 1
-    assert "the cache file was changed" in done.stderr and f"delete {cached}" in done.stderr
+    assert f"changed on disk: {cached} is not blob {CORE_BLOB}" in done.stderr
+    assert f"hint: delete the folder {site / '.cache' / 'blobs'} and build again" in done.stderr
     assert done.stderr.count(f"{SQUARE_POST}:") == 3  # the three quotes of core.py
 
 
-def test_a_tampered_lock_entry_fails(site):
+def test_a_tampered_lock_entry_fails_and_is_named_as_the_lock_entry(site):
     lock = site / "sources.lock.json"
-    lock.write_text(lock.read_text().replace("2116589bafffe9d95444d349bc221d76c5a89807", "0" * 40))
+    lock.write_text(lock.read_text().replace(CORE_BLOB, "0" * 40))
     done = codeproof(site, "check")
     assert done.returncode == 1
-    assert "is blob 2116589bafffe9d95444d349bc221d76c5a89807, the lock says 0000000000000000000000000000000000000000" in done.stderr
+    assert f"is blob {CORE_BLOB} (from PyPI sdist), but the lock says {'0' * 40}" in done.stderr
+    assert "hint: the lock entry is wrong" in done.stderr and "changed on disk" not in done.stderr
 
 
 @pytest.mark.parametrize("header, message", [

@@ -92,7 +92,7 @@ def make_upstream(tmp_path: Path) -> Upstream:
     (site / "docs" / "posts" / "p.md").write_text(POST)
     series = {
         "name": "Fixture series",
-        "baseline": {"repo": "fixture/upstream", "commit": commits[0], "version": "1.9.1", "sdist": "fixture==0"},
+        "baseline": {"repo": "fixture/upstream", "commit": commits[0], "version": "1.9.1"},
         "git_remote": f"file://{tmp_path / 'remote'}/{{repo}}",
     }
     (site / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "f", "extra": {"series": series}}))

@@ -12,11 +12,12 @@ import sys
 import time
 from pathlib import Path
 
+from .blocks import read_post
 from .config import SeriesConfigError, load_series
-from .engine import Engine, read_post, source_ref
+from .engine import Engine, source_ref
 from .problems import report
 from .rewrite import rewrite_post
-from .sources import default_store, git_blob_sha1, SourceError
+from .sources import SourceError, default_store, git_blob_sha1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,14 +29,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         series = load_series(args.config)
-    except (OSError, SeriesConfigError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        docs = args.docs or series.root / "docs"
+        posts = [read_post(path, path.relative_to(series.root).as_posix())[0] for path in sorted(docs.rglob("*.md"))]
+        if args.command == "lock":
+            return lock(series, posts)
+        return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache)
+    except (OSError, SeriesConfigError, SourceError) as error:
+        hint = getattr(error, "hint", "")
+        print(f"error: {error}" + (f"\n  hint: {hint}" if hint else ""), file=sys.stderr)
         return 2
-    docs = args.docs or series.root / "docs"
-    posts = [read_post(path, series.root) for path in sorted(docs.rglob("*.md"))]
-    if args.command == "lock":
-        return lock(series, posts)
-    return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache)
 
 
 def check(series, posts, repair: bool, use_cache: bool) -> int:
@@ -62,7 +64,9 @@ def check(series, posts, repair: bool, use_cache: bool) -> int:
 
 
 def lock(series, posts) -> int:
-    store = default_store(series)
+    """Record newly quoted files, hashing only bytes whose integrity their source proves: a fresh
+    git fetch (git checks every object), or the release archive checked against its pinned SHA-256."""
+    store = default_store(series, fresh=True)
     lock_file = store.lock
     refs = sorted({source_ref(b, series.baseline) for p in posts for b in p.blocks if b.kind == "REAL SOURCE"})
     failures = 0
@@ -70,13 +74,14 @@ def lock(series, posts) -> int:
         if lock_file.expected(ref):
             continue
         try:
-            sha = git_blob_sha1(store.fetch_unverified(ref))
+            data, provider = store.fetch(ref)
         except SourceError as error:
             print(f"{ref}: {error}\n  hint: {error.hint}", file=sys.stderr)
             failures += 1
             continue
+        sha = git_blob_sha1(data)
         lock_file.record(ref, sha)
-        print(f"locked {ref} = {sha}")
+        print(f"locked {ref} = {sha} (from {provider})")
     lock_file.save()
     return 1 if failures else 0
 

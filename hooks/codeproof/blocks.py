@@ -7,12 +7,15 @@ renders. Malformed blocks become Problems, never silently plain text.
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 
-from .config import REPO_RE, SHA_RE
+from .config import SHA_RE, normal_path, valid_repo
 from .problems import Problem
 
 KEYS = {
@@ -20,10 +23,16 @@ KEYS = {
     "EXPERIMENT": {"required": ("File", "Purpose"), "optional": (), "lang": "python"},
     "OUTPUT": {"required": ("File",), "optional": ("Tolerance",), "lang": "text"},
 }
-HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\]\s*$")
+HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
+# What a marker looks like once width, case, spacing, invisible characters, indentation and quote or
+# list markers are taken away. A link (`[Output](…)`, `[output]: …`) is not a marker.
+NEAR_MARKER_RE = re.compile(r"^\[\s*(real[\s_-]*source|experiment|output)\s*\](?![(\[:])", re.I)
+CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|[!?]{3}\+?\s*\w.*$))*\s*")
 FIELD_RE = re.compile(r"^([A-Za-z]+):\s*(.*?)\s*$")
-FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
+FENCE_RE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
 FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
+# Fenced code in these languages is an example of the format (as in the authoring guide), never a block.
+EXAMPLE_LANGS = ("markdown", "md")
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,22 @@ class ParsedPost:
     problems: list[Problem] = field(default_factory=list)
 
 
+def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
+    """A post file parsed (its blocks, or the problem that it is not UTF-8) and its front matter.
+    A byte order mark is dropped, as MkDocs drops it."""
+    data = path.read_bytes()
+    try:
+        raw = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        parsed = ParsedPost(post=shown, lines=[], first_line=1)
+        line = data[: error.start].count(b"\n") + 1
+        parsed.problems.append(Problem(shown, line, f"byte {error.start} (0x{data[error.start]:02x}) is not UTF-8",
+                                       hint="save the post as UTF-8"))
+        return parsed, {}
+    first_line, body = split_front_matter(raw)
+    return parse_post(shown, body, first_line), front_matter(raw)
+
+
 def split_front_matter(raw: str) -> tuple[int, str]:
     """Return (file line number of the body's first line, body), the body being what MkDocs passes on:
     the text after the front matter and the blank lines that follow it."""
@@ -62,32 +87,90 @@ def split_front_matter(raw: str) -> tuple[int, str]:
 
 def front_matter(raw: str) -> dict:
     match = FRONT_MATTER_RE.match(raw)
-    meta = yaml.safe_load(match.group(0).strip().strip("-.")) if match else None
+    try:
+        meta = yaml.safe_load(match.group(0).strip().strip("-.")) if match else None
+    except yaml.YAMLError:  # MkDocs reports it, with its line
+        meta = None
     return meta if isinstance(meta, dict) else {}
 
 
+def marker_kind(line: str) -> str | None:
+    """The block kind a line announces, however it is written, or None: the parser's test for
+    near-misses and the rendered-page guard's test for marker text that escaped verification."""
+    text = "".join(ch for ch in unicodedata.normalize("NFKC", line) if unicodedata.category(ch) != "Cf")
+    match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", text, count=1).strip())
+    return " ".join(match.group(1).upper().replace("_", " ").replace("-", " ").split()) if match else None
+
+
 def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:
-    """Find every block in `body`, the post text after its front matter."""
+    """Find every block in `body`, the post text after its front matter.
+
+    Every line that announces a block, however it is written and wherever it stands, either starts
+    a block or is a problem: nothing that looks like a block is left to render as plain Markdown."""
     parsed = ParsedPost(post=post, lines=body.split("\n"), first_line=first_line)
     lines = parsed.lines
     i = 0
     while i < len(lines):
         fence = FENCE_RE.match(lines[i])
-        if fence:  # code shown in the post (e.g. a format example) is not a block
-            i = _fence_end(lines, i, fence.group("fence")) or len(lines)
-            continue
-        if HEADER_RE.match(lines[i]) and (i == 0 or not lines[i - 1].strip()):
+        if fence:
+            i = _skip_fenced_code(parsed, i, fence)
+        elif HEADER_RE.match(lines[i]):
             i = _parse_block(parsed, i)
-            continue
-        i += 1
+        else:
+            if marker_kind(lines[i]):
+                parsed.problems.append(_near_miss(parsed, i))
+            i += 1
     return parsed
 
 
-def _fence_end(lines: list[str], start: int, fence: str) -> int | None:
+def _skip_fenced_code(parsed: ParsedPost, start: int, fence: re.Match) -> int:
+    """Code shown in the post is not a block; a marker inside it is one that Markdown would show
+    unverified, unless the fence says it is a Markdown example."""
+    lines = parsed.lines
+    close = _fence_end(lines, start, fence)
+    if close is None:
+        parsed.problems.append(Problem(
+            parsed.post, parsed.first_line + start, f"the fenced block opened here with {fence.group('fence')} never closes",
+            hint=f"close it with a line of {fence.group('fence')}, or remove the stray fence: everything after it would show as code",
+        ))
+        return len(lines)
+    if fence.group("info").split(" ")[0].lower() not in EXAMPLE_LANGS:
+        for j in range(start + 1, close - 1):
+            if marker_kind(lines[j]):
+                parsed.problems.append(Problem(
+                    parsed.post, parsed.first_line + j,
+                    f"block marker {lines[j].strip()!r} inside the code block opened at line {parsed.first_line + start}: "
+                    "it would be shown as code, unverified",
+                    hint="close the code block before the block, or fence an example of the format with ```markdown",
+                ))
+    return close
+
+
+def _near_miss(parsed: ParsedPost, index: int) -> Problem:
+    line = parsed.lines[index]
+    kind = marker_kind(line)
+    visible = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in line)
+    reasons = []
+    if CONTAINER_RE.match(line).group(0):
+        reasons.append("it is indented or inside a list, quote or admonition")
+    if any(unicodedata.category(ch) == "Cf" for ch in line):
+        reasons.append("it holds invisible characters")
+    if any(unicodedata.normalize("NFKC", ch) != ch for ch in line):
+        reasons.append("it holds full-width or compatibility characters")
+    reasons = reasons or ["it is not written exactly so"]
+    return Problem(
+        parsed.post, parsed.first_line + index,
+        f"{visible!r} looks like a [{kind}] block but is not one ({'; '.join(reasons)}), so it would not be verified",
+        hint=f"write the line exactly `[{kind}]` at the start of a line, at the top level of the post",
+    )
+
+
+def _fence_end(lines: list[str], start: int, fence: re.Match) -> int | None:
     """Index just past the fence closing the one opened at `start`, or None if it never closes."""
+    mark = fence.group("fence")
     for j in range(start + 1, len(lines)):
-        stripped = lines[j].strip()
-        if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
+        stripped = lines[j].strip(" \t>")
+        if stripped.startswith(mark) and set(stripped) == {mark[0]}:
             return j + 1
     return None
 
@@ -103,7 +186,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
 
     fields: dict[str, str] = {}
     i = start + 1
-    while i < len(lines) and lines[i].strip():
+    while i < len(lines) and lines[i].strip() and not FENCE_RE.match(lines[i]):
         match = FIELD_RE.match(lines[i])
         if not match:
             problem(i - start, f"cannot read header line {lines[i]!r}", "write `Key: value`, one per line")
@@ -115,17 +198,22 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     _check_fields(kind, fields, problem)
 
     end, quote, quote_start = i, None, None
+    if i < len(lines) and lines[i].strip():  # a fence right after the header lines
+        problem(i - start, "the fenced block must be separated from the header by a blank line",
+                "put an empty line between the last `Key: value` line and the fence")
     j = i
     while j < len(lines) and not lines[j].strip():
         j += 1
     fence = FENCE_RE.match(lines[j]) if j < len(lines) else None
     if fence:
-        close = _fence_end(lines, j, fence.group("fence"))
+        close = _fence_end(lines, j, fence)
         lang = KEYS[kind]["lang"]
         if close is None:
             problem(j - start, "the fenced block never closes", f"close it with {fence.group('fence')}")
             end = len(lines)
         else:
+            if fence.group("indent"):
+                problem(j - start, "the fence of the quote is indented", "start the fence at the beginning of the line")
             if fence.group("info") != lang:
                 problem(
                     j - start,
@@ -133,6 +221,10 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
                     f"open the fence with ```{lang} and nothing else",
                 )
             quote, quote_start, end = "\n".join(lines[j + 1 : close - 1]), j + 1, close
+    elif j < len(lines) and lines[j].startswith(("    ", "\t")):
+        problem(j - start, "an indented code block follows the header: it would be shown unverified",
+                f"quote with a fence at the start of the line: ```{KEYS[kind]['lang']}")
+        end = j + 1
     if problems:
         parsed.problems.extend(problems)
     else:
@@ -150,17 +242,22 @@ def _check_fields(kind: str, fields: dict[str, str], problem) -> None:
         if not fields.get(key):
             problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")
     path = fields.get("File", "")
-    if path and (path.startswith("/") or "\\" in path or ".." in path.split("/")):
-        problem(0, f"File {path!r} must be a relative POSIX path without '..'", "write it as in the repository")
+    if path and normal_path(path) is None:
+        problem(0, f"File {path!r} must be a relative POSIX path without '..' or invisible characters",
+                "write it as in the repository, e.g. autograd/core.py")
+    elif path and normal_path(path) != path:
+        problem(0, f"File {path!r} is not written in normal form", f"write File: {normal_path(path)}")
     if kind != "REAL SOURCE" and path and not path.startswith("experiments/"):
         problem(0, f"File {path!r} is not under experiments/", "experiments live in experiments/")
     if "Commit" in fields and not SHA_RE.match(fields["Commit"]):
         problem(0, f"Commit {fields['Commit']!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")
-    if "Repo" in fields and not REPO_RE.match(fields["Repo"]):
+    if "Repo" in fields and not valid_repo(fields["Repo"]):
         problem(0, f"Repo {fields['Repo']!r} is not owner/name", "e.g. HIPS/autograd, or omit it for the baseline")
     if "Tolerance" in fields:
         try:
-            if not float(fields["Tolerance"]) > 0:
-                raise ValueError
+            tolerance = float(fields["Tolerance"])
         except ValueError:
-            problem(0, f"Tolerance {fields['Tolerance']!r} is not a positive number", "e.g. Tolerance: 1e-7")
+            tolerance = math.nan
+        if not 0 < tolerance < 1:  # also refuses nan and inf: a relative tolerance is a fraction
+            problem(0, f"Tolerance {fields['Tolerance']!r} is not a finite number between 0 and 1",
+                    "a relative tolerance, e.g. Tolerance: 1e-7")

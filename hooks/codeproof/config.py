@@ -15,13 +15,31 @@ from mkdocs.config import config_options as c
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def valid_repo(repo: str) -> bool:
+    """owner/name as GitHub spells it, never with `..` (a repo name is also part of a cache folder's name)."""
+    return bool(REPO_RE.match(repo)) and ".." not in repo and "." not in repo.split("/")
+
+
+def normal_path(path: str) -> str | None:
+    """The path in the one form a repository file is named by, or None if it cannot name one:
+    relative, POSIX, no empty, '.' or '..' parts (so `a//b` and `./a` name `a/b` and `a`)."""
+    if not path or path.startswith("/") or "\\" in path or not path.isprintable():
+        return None
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return "/".join(parts) if parts and ".." not in parts else None
 
 
 class _Baseline(base.Config):
     repo = c.Type(str)
     commit = c.Type(str)
     version = c.Type(str)
-    sdist = c.Type(str)  # pip requirement of the release archive, e.g. autograd==1.9.1
+    # The release archive that holds the commit's files (pip requirement, e.g. autograd==1.9.1) and
+    # its SHA-256, checked on every use; both or neither.
+    sdist = c.Optional(c.Type(str))
+    sdist_sha256 = c.Optional(c.Type(str))
 
 
 class _Announced(base.Config):
@@ -49,7 +67,8 @@ class Baseline:
     repo: str
     commit: str
     version: str
-    sdist: str
+    sdist: str | None
+    sdist_sha256: str | None
 
 
 @dataclass(frozen=True)
@@ -81,7 +100,7 @@ def series_from_extra(extra_series: dict | None, root: Path) -> Series:
         raise SeriesConfigError("mkdocs.yml: " + "; ".join(problems))
     return Series(
         name=schema.name,
-        baseline=Baseline(**{k: schema.baseline[k] for k in ("repo", "commit", "version", "sdist")}),
+        baseline=Baseline(**{k: schema.baseline[k] for k in ("repo", "commit", "version", "sdist", "sdist_sha256")}),
         announced={item.number: item.title for item in schema.announced},
         git_remote=schema.git_remote,
         root=root,
@@ -96,8 +115,12 @@ def _check_baseline(baseline) -> list[str]:
     problems = []
     if not SHA_RE.match(baseline.commit):
         problems.append(f"extra.series.baseline.commit: {baseline.commit!r} is not a full 40-hex commit SHA")
-    if not REPO_RE.match(baseline.repo):
+    if not valid_repo(baseline.repo):
         problems.append(f"extra.series.baseline.repo: {baseline.repo!r} is not owner/name")
+    if bool(baseline.sdist) != bool(baseline.sdist_sha256):
+        problems.append("extra.series.baseline: sdist and sdist_sha256 go together (the archive is checked against its SHA-256)")
+    elif baseline.sdist_sha256 and not SHA256_RE.match(baseline.sdist_sha256):
+        problems.append(f"extra.series.baseline.sdist_sha256: {baseline.sdist_sha256!r} is not a 64-hex SHA-256")
     return problems
 
 

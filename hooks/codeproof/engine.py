@@ -6,22 +6,16 @@ Used alike by the MkDocs hook and by the command line (`python -m hooks.codeproo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Iterable
 
 from . import render, resources
-from .blocks import Block, ParsedPost, parse_post, split_front_matter
+from .blocks import Block, ParsedPost
 from .compare import normalize, output_diff, outputs_match
 from .config import Baseline, Series
 from .experiments import ExperimentRunner, RunResult
 from .problems import Problem
 from .sources import FileRef, SourceError, SourceStore, default_store
 from .verify import Checked, Excerpt, verify_script_quote, verify_source_quote
-
-
-def read_post(path: Path, root: Path) -> ParsedPost:
-    first_line, body = split_front_matter(path.read_text(encoding="utf-8"))
-    return parse_post(path.relative_to(root).as_posix(), body, first_line)
 
 
 @dataclass
@@ -54,7 +48,7 @@ class Engine:
         """Start every experiment the posts' [OUTPUT] blocks need, before any page renders."""
         if self._version_problem() is None:
             for block in (b for post in posts for b in post.blocks if b.kind == "OUTPUT"):
-                if (self.series.root / block.fields["File"]).is_file():
+                if self._unusable_script(block.fields["File"]) is None:
                     self.runner.start(block.fields["File"])
 
     def prove_page(self, parsed: ParsedPost, link: Callable[[str], str]) -> ProvedPage:
@@ -62,9 +56,12 @@ class Engine:
         lines = list(parsed.lines)
         proved = ProvedPage("", problems=list(parsed.problems))
         replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
+        boxes: dict[int, list[Problem]] = {}  # each problem shown below the line it is about
         for problem in parsed.problems:
-            index = problem.line - parsed.first_line
-            replacements.append((index, index + 1, lines[index] + "\n" + render.problem_box(problem)))
+            boxes.setdefault(min(max(problem.line - parsed.first_line, 0), len(lines) - 1), []).append(problem)
+        for index, problems in boxes.items():
+            shown = lines[index:index + 1] + [render.problem_box(p) for p in problems]
+            replacements.append((index, index + 1, "\n".join(shown)))
         for checked in map(self.check, parsed.blocks):
             proved.problems += [checked.problem] if checked.problem else []
             proved.warnings += [checked.warning] if checked.warning else []
@@ -78,11 +75,11 @@ class Engine:
     def check(self, block: Block) -> Checked:
         if block.kind == "REAL SOURCE":
             return self._check_source(block)
-        script = self.series.root / block.fields["File"]
-        if not script.is_file():
-            return self._problem(block, f"{block.fields['File']} does not exist", "create it, or fix the File line")
+        unusable = self._unusable_script(block.fields["File"])
+        if unusable:
+            return self._problem(block, unusable, "name a script file under experiments/ that is UTF-8 text, not a link")
         if block.kind == "EXPERIMENT":
-            return verify_script_quote(block, script.read_text(encoding="utf-8"))
+            return verify_script_quote(block, (self.series.root / block.fields["File"]).read_bytes().decode("utf-8"))
         return self._check_output(block)
 
     def render(self, checked: Checked, link: Callable[[str], str]) -> str:
@@ -94,6 +91,21 @@ class Engine:
         if block.kind == "EXPERIMENT":
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt)
         return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run))
+
+    def _unusable_script(self, name: str) -> str | None:
+        """Why the script a block names cannot be quoted or run, or None."""
+        path = self.series.root / name
+        if path.is_symlink() or not path.resolve().is_relative_to(self.series.root.resolve() / "experiments"):
+            return f"{name} is a link or leads outside experiments/"
+        if path.is_dir():
+            return f"{name} is a directory"
+        if not path.is_file():
+            return f"{name} does not exist"
+        try:
+            path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            return f"{name} is not UTF-8 text (byte {error.start})"
+        return None
 
     def _check_source(self, block: Block) -> Checked:
         ref = self.ref_of(block)

@@ -8,6 +8,7 @@ A networked machine fetches and caches; an offline one builds from the cache.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -17,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import Baseline
+from .config import SHA_RE, Baseline, normal_path, valid_repo
 
 
 @dataclass(frozen=True, order=True)
@@ -60,13 +61,36 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 
 class Lock:
-    """The committed lock file: blob SHA-1 of every quoted (repo, commit, path)."""
+    """The committed lock file: blob SHA-1 of every quoted (repo, commit, path).
 
-    def __init__(self, path: Path):
+    It is the evidence every upstream file is proven against, so a lock that is not
+    exactly {repo: {commit: {path: sha1}}} is refused as a whole, with the line at fault."""
+
+    def __init__(self, path: Path, entries: dict[str, dict[str, dict[str, str]]] | None = None):
         self.path = path
-        self.entries: dict[str, dict[str, dict[str, str]]] = {}
-        if path.exists():
-            self.entries = json.loads(path.read_text(encoding="utf-8"))
+        self.entries = entries or {}
+
+    @classmethod
+    def read(cls, path: Path) -> "Lock":
+        if not path.exists():
+            return cls(path)
+        name = path.name
+        try:
+            text = path.read_bytes().decode("utf-8")
+            entries = json.loads(text)
+        except IsADirectoryError:
+            raise LockFileError(f"{name}:1: is a directory, not a JSON file", "remove it; `./dev.sh lock` writes it anew") from None
+        except UnicodeDecodeError as error:
+            raise LockFileError(f"{name}:1: byte {error.start} is not UTF-8", "restore it from git") from None
+        except json.JSONDecodeError as error:
+            raise LockFileError(f"{name}:{error.lineno}: not valid JSON: {error.msg}", "restore it from git") from None
+        except OSError as error:
+            raise LockFileError(f"{name}:1: cannot be read: {error.strerror}", "check its permissions") from None
+        problem = _lock_shape_problem(entries)
+        if problem:
+            line = next((n for n, text_line in enumerate(text.splitlines(), 1) if problem[0] and problem[0] in text_line), 1)
+            raise LockFileError(f"{name}:{line}: {problem[1]}", "restore it from git, or delete the entry and run `./dev.sh lock`")
+        return cls(path, entries)
 
     def expected(self, ref: FileRef) -> str | None:
         return self.entries.get(ref.repo, {}).get(ref.commit, {}).get(ref.path)
@@ -79,26 +103,56 @@ class Lock:
         write_atomically(self.path, text.encode("utf-8"))
 
 
+class LockFileError(SourceError):
+    """The lock file itself is unusable; nothing can be verified until it is mended."""
+
+
+def _lock_shape_problem(entries: object) -> tuple[str, str] | None:
+    """(text to find the line by, what is wrong), or None when the lock has the shape it must have."""
+    if not isinstance(entries, dict):
+        return "", f"must be a JSON object {{repo: {{commit: {{path: blob}}}}}}, not {type(entries).__name__}"
+    for repo, commits in entries.items():
+        if not valid_repo(repo) or not isinstance(commits, dict):
+            return repo, f"{repo!r} must be an owner/name repository holding {{commit: {{path: blob}}}}"
+        for commit, paths in commits.items():
+            if not SHA_RE.match(commit) or not isinstance(paths, dict):
+                return commit, f"{commit!r} must be a full 40-hex commit holding {{path: blob}}"
+            for path, sha in paths.items():
+                if normal_path(path) != path:
+                    return path, f"{path!r} is not a normalised relative path"
+                if not isinstance(sha, str) or not SHA_RE.match(sha):
+                    return path, f"the blob of {path!r} must be a 40-hex SHA-1, not {sha!r}"
+    return None
+
+
 class GitProvider:
-    """`git fetch --depth 1` of the exact commit into a cache repository, then read the blob."""
+    """`git fetch --depth 1` of the exact commit, with every received object checked by git (fsck),
+    then the blob read and hashed again. `fresh` fetches into a new temporary repository (for `lock`)
+    instead of the cache, so nothing a cache holds is trusted."""
 
     name = "git"
 
-    def __init__(self, remote_template: str, cache_dir: Path, timeout: float = 120):
+    def __init__(self, remote_template: str, cache_dir: Path, timeout: float = 120, fresh: bool = False):
         self.remote_template = remote_template
-        self.cache_dir = cache_dir / "git"
+        self._fresh = tempfile.TemporaryDirectory(prefix="codeproof-git-") if fresh else None
+        self.cache_dir = Path(self._fresh.name) if fresh else cache_dir / "git"
         self.timeout = timeout
         self._failed: dict[tuple[str, str], str] = {}  # one failed fetch per commit is enough
 
     def fetch(self, ref: FileRef) -> bytes:
         repo_dir = self._ensure_commit(ref.repo, ref.commit)
-        shown = self._git(repo_dir, "cat-file", "blob", f"{ref.commit}:{ref.path}")
-        if shown.returncode != 0:
-            raise SourceError(
-                f"{ref.path} does not exist at {ref.repo}@{ref.commit[:7]}",
-                hint="check the File path (and Commit) in the block",
-            )
-        return shown.stdout
+        spec = f"{ref.commit}:{ref.path}"
+        kind = self._git(repo_dir, "cat-file", "-t", spec).stdout.strip()
+        if kind == b"tree":
+            raise SourceError(f"{ref.path} is a directory at {ref.repo}@{ref.commit[:7]}", hint="name a file in File")
+        if kind != b"blob":
+            raise SourceError(f"{ref.path} does not exist at {ref.repo}@{ref.commit[:7]}",
+                              hint="check the File path (and Commit) in the block")
+        blob = self._git(repo_dir, "rev-parse", spec).stdout.decode().strip()
+        data = self._git(repo_dir, "cat-file", "blob", spec).stdout
+        if git_blob_sha1(data) != blob:
+            raise ProviderUnavailable(f"the object store {self.cache_dir} is damaged ({ref.path} is not blob {blob}); delete that folder")
+        return data
 
     def _ensure_commit(self, repo: str, commit: str) -> Path:
         key = (repo, commit)
@@ -111,7 +165,7 @@ class GitProvider:
         if self._git(repo_dir, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0:
             return repo_dir
         url = self.remote_template.format(repo=repo)
-        fetched = self._git(repo_dir, "fetch", "--quiet", "--depth", "1", url, commit)
+        fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1", url, commit)
         if fetched.returncode != 0:
             reason = fetched.stderr.decode(errors="replace").strip().splitlines() or ["git fetch failed"]
             self._failed[key] = f"git fetch {url} {commit[:7]}: {reason[-1]}"
@@ -130,65 +184,97 @@ class GitProvider:
 
 
 class SdistProvider:
-    """The release archive from PyPI (`pip download`), which holds the baseline commit's files."""
+    """The release archive from PyPI, which holds the baseline commit's files. It is kept as
+    downloaded, its SHA-256 is checked against the pin in mkdocs.yml every time it is opened, and
+    files are read out of the verified archive itself, never from an unpacked tree."""
 
     name = "PyPI sdist"
 
     def __init__(self, baseline: Baseline, cache_dir: Path, timeout: float = 300):
         self.baseline = baseline
-        self.tree = cache_dir / "sdist" / baseline.sdist.replace("==", "-")
+        self.folder = cache_dir / "sdist"
+        self.archive = self.folder / (baseline.sdist.replace("==", "-") + ".tar.gz")
         self.timeout = timeout
+        self._files: dict[str, bytes] | None = None  # path inside the project -> bytes
         self._failure: str | None = None
 
     def fetch(self, ref: FileRef) -> bytes:
         if (ref.repo, ref.commit) != (self.baseline.repo, self.baseline.commit):
             raise ProviderUnavailable(f"{self.baseline.sdist} holds only {self.baseline.repo}@{self.baseline.commit[:7]}")
-        if not self.tree.is_dir():
-            self._download()
-        path = self.tree / ref.path
-        if not path.is_file():
-            raise ProviderUnavailable(f"{ref.path} is not in {self.baseline.sdist}")
-        return path.read_bytes()
+        files = self._open()
+        if ref.path in files:
+            return files[ref.path]
+        if any(name.startswith(ref.path + "/") for name in files):
+            raise SourceError(f"{ref.path} is a directory in {self.baseline.sdist}", hint="name a file in File")
+        raise ProviderUnavailable(f"{ref.path} is not in {self.baseline.sdist}")
+
+    def _open(self) -> dict[str, bytes]:
+        if self._files is None:
+            if not self.archive.is_file():
+                self._download()
+            data = self.archive.read_bytes()
+            actual = hashlib.sha256(data).hexdigest()
+            if actual != self.baseline.sdist_sha256:
+                raise SourceError(
+                    f"the release archive {self.archive} changed on disk: its SHA-256 is {actual}, "
+                    f"mkdocs.yml pins {self.baseline.sdist_sha256}",
+                    hint=f"delete the folder {self.folder} and build again to download it afresh",
+                )
+            self._files = _archive_files(data)
+        return self._files
 
     def _download(self) -> None:
         if self._failure:
             raise ProviderUnavailable(self._failure)
-        self.tree.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=self.tree.parent) as tmp:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=self.folder) as tmp:
+            pinned = Path(tmp) / "requirement.txt"  # pip itself refuses an archive of another hash
+            pinned.write_text(f"{self.baseline.sdist} --hash=sha256:{self.baseline.sdist_sha256}\n")
             cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                   "--retries", "1", "--timeout", "20", "--dest", tmp, self.baseline.sdist]
+                   "--require-hashes", "--retries", "1", "--timeout", "20", "--dest", tmp, "-r", str(pinned)]
             try:
                 done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=self.timeout)
             except subprocess.TimeoutExpired:
                 done = None
             archives = sorted(Path(tmp).glob("*.tar.gz"))
-            if done is None or done.returncode != 0 or not archives:
+            if done is None or done.returncode != 0 or len(archives) != 1:
                 tail = (done.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1] if done else "timed out"
                 self._failure = f"pip download {self.baseline.sdist}: {tail}"
                 raise ProviderUnavailable(self._failure)
-            unpacked = Path(tmp) / "unpacked"
-            with tarfile.open(archives[0]) as archive:
-                archive.extractall(unpacked, filter="data")
-            (top,) = list(unpacked.iterdir())  # an sdist holds one top folder, e.g. autograd-1.9.1/
-            if not self.tree.exists():  # another build may have unpacked it meanwhile
-                os.replace(top, self.tree)
+            os.replace(archives[0], self.archive)
+
+
+def _archive_files(data: bytes) -> dict[str, bytes]:
+    """The regular files of an sdist, named without its one top folder (autograd-1.9.1/...)."""
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        members = [m for m in archive.getmembers() if m.isfile()]
+        return {m.name.split("/", 1)[1]: archive.extractfile(m).read() for m in members if "/" in m.name}
 
 
 class SourceStore:
-    """Gives the text of a pinned upstream file, proven equal to its lock entry."""
+    """Gives the text of a pinned upstream file, proven equal to its lock entry.
+
+    Fetched files are cached by their blob SHA-1 (content-addressed), so a cached copy is
+    looked up by what the lock expects and proven by its own name: a wrong lock entry is a
+    cache miss and a fetch, never mistaken for a changed cache."""
 
     def __init__(self, lock: Lock, cache_dir: Path, providers: list):
         self.lock = lock
-        self.cache_dir = cache_dir / "sources"
+        self.cache_dir = cache_dir / "blobs"
         self.providers = providers
         self._texts: dict[FileRef, str] = {}  # once per build, whatever the number of quotes
 
-    def cache_path(self, ref: FileRef) -> Path:
-        return self.cache_dir / ref.repo.replace("/", "__") / ref.commit / ref.path
+    def cache_path(self, blob: str) -> Path:
+        return self.cache_dir / blob[:2] / blob
 
     def read(self, ref: FileRef) -> str:
         if ref not in self._texts:
-            self._texts[ref] = self._load(ref).decode("utf-8")
+            data = self._load(ref)
+            try:
+                self._texts[ref] = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise SourceError(f"{ref} is not UTF-8 text (byte {error.start}): only source files can be quoted",
+                                  hint="quote a Python source file") from None
         return self._texts[ref]
 
     def _load(self, ref: FileRef) -> bytes:
@@ -198,44 +284,45 @@ class SourceStore:
                 f"{ref} has no entry in the lock file {self.lock.path.name}",
                 hint="run `./dev.sh lock` (python -m hooks.codeproof lock) to record it, and commit the lock",
             )
-        cached = self.cache_path(ref)
+        cached = self.cache_path(expected)
         if cached.is_file():
             data = cached.read_bytes()
-            actual = git_blob_sha1(data)
-            if actual != expected:
+            if git_blob_sha1(data) != expected:
                 raise SourceError(
-                    f"cached {ref} is blob {actual}, the lock says {expected}: the cache file was changed",
-                    hint=f"delete {cached} and build again to fetch it afresh",
+                    f"the cached copy of {ref} changed on disk: {cached} is not blob {expected}",
+                    hint=f"delete the folder {self.cache_dir} and build again to fetch and check every file afresh",
                 )
             return data
-        data = self.fetch_unverified(ref)
+        data, provider = self.fetch(ref)
         actual = git_blob_sha1(data)
         if actual != expected:
             raise SourceError(
-                f"fetched {ref} is blob {actual}, the lock says {expected}",
-                hint="the provider gave other bytes than the pinned commit; check the lock entry and the provider",
+                f"{ref} is blob {actual} (from {provider}), but the lock says {expected}",
+                hint=f"the lock entry is wrong: delete it from {self.lock.path.name} and run `./dev.sh lock`",
             )
         write_atomically(cached, data)
         return data
 
-    def fetch_unverified(self, ref: FileRef) -> bytes:
-        """Ask each provider in turn; raise SourceError naming every reason if none can give the file."""
+    def fetch(self, ref: FileRef) -> tuple[bytes, str]:
+        """(bytes, provider name) from the first provider that can give the file; SourceError naming
+        every reason if none can. Each provider proves its own bytes (git's object check, the pinned
+        archive hash); the lock is checked by the caller."""
         reasons = []
         for provider in self.providers:
             try:
-                return provider.fetch(ref)
+                return provider.fetch(ref), provider.name
             except ProviderUnavailable as unavailable:
                 reasons.append(f"{provider.name}: {unavailable}")
         raise SourceError(
             f"cannot fetch {ref}: no cached copy, and " + "; ".join(reasons or ["no provider is configured"]),
-            hint="build once on a machine that reaches GitHub or PyPI (it fills .cache/), or copy .cache/sources here",
+            hint="build once on a machine that reaches GitHub or PyPI (it fills .cache/), or copy .cache/ here",
         )
 
 
-def default_store(series, lock: Lock | None = None) -> SourceStore:
-    lock = lock or Lock(series.lock_file)
-    providers = [
-        GitProvider(series.git_remote, series.cache_dir),
-        SdistProvider(series.baseline, series.cache_dir),
-    ]
+def default_store(series, lock: Lock | None = None, fresh: bool = False) -> SourceStore:
+    """The store a build uses; `fresh` (for `lock`) fetches git commits anew instead of from the cache."""
+    lock = lock or Lock.read(series.lock_file)
+    providers = [GitProvider(series.git_remote, series.cache_dir, fresh=fresh)]
+    if series.baseline.sdist:
+        providers.append(SdistProvider(series.baseline, series.cache_dir))
     return SourceStore(lock, series.cache_dir, providers)
