@@ -11,7 +11,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
-from codeproof import overview, resources, series_nav
+from codeproof import guard, overview, resources, series_nav
 from codeproof.blocks import front_matter, parse_post, split_front_matter
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
@@ -34,6 +34,7 @@ class _Build:
         self.archive = None
         self.posts: list[overview.PostInfo] = []  # the published posts, from their front matter
         self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
+        self.proved = {}  # src_uri -> (ParsedPost, number of verified cards), for the rendered-page guard
 
 
 build = _Build()
@@ -85,10 +86,18 @@ def on_page_markdown(markdown, page, config, files):
     proved = build.engine.prove_page(parsed, lambda url: relative_url(url, page.url))
     build.problems += proved.problems
     build.warnings += proved.warnings
+    build.proved[page.file.src_uri] = (parsed, proved.cards)
     page.meta.setdefault("description", overview.first_paragraph(proved.markdown))  # for <meta> and the feed
     if page.is_homepage:
         return overview.fill(proved.markdown, build.engine.series, build.posts, build.archive)
     return proved.markdown
+
+
+def on_page_content(html, page, config, files):
+    if page.file.src_uri in build.proved:  # a page we proved: check what it really shows
+        parsed, cards = build.proved[page.file.src_uri]
+        build.problems += guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, cards)
+    return html
 
 
 def on_page_context(context, page, config, nav):

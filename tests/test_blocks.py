@@ -107,6 +107,7 @@ NEAR_MISSES = [
     ("[REAL  SOURCE]", "it is not written exactly so"),
     ("[ OUTPUT ]", "it is not written exactly so"),
     ("[REAL_SOURCE]", "it is not written exactly so"),
+    ("[REAL SOURCE]:", "it is not written exactly so"),
     ("\uff3bREAL SOURCE\uff3d", "it holds full-width or compatibility characters"),
     ("\u200b[REAL SOURCE]", "it holds invisible characters"),
     ("\ufeff[OUTPUT]", "it holds invisible characters"),
@@ -141,8 +142,9 @@ def test_a_marker_after_a_heading_or_prose_without_a_blank_line_is_still_a_block
         assert block.line == 2
 
 
-def test_links_that_look_like_markers_are_prose():
-    parsed = parse("[Output](https://example.org) of the run.\n\n[experiment]: https://example.org\n")
+def test_prose_and_links_that_mention_a_marker_are_prose():
+    text = "[Output](https://example.org) of the run.\n\n[experiment]: https://example.org\n\n[OUTPUT] 块记录输出。\n"
+    parsed = parse(text)
     assert parsed.problems == [] and parsed.blocks == []
 
 

@@ -24,9 +24,9 @@ KEYS = {
     "OUTPUT": {"required": ("File",), "optional": ("Tolerance",), "lang": "text"},
 }
 HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
-# What a marker looks like once width, case, spacing, invisible characters, indentation and quote or
-# list markers are taken away. A link (`[Output](…)`, `[output]: …`) is not a marker.
-NEAR_MARKER_RE = re.compile(r"^\[\s*(real[\s_-]*source|experiment|output)\s*\](?![(\[:])", re.I)
+# A line that is a marker once width, case, spacing, invisible characters, indentation and quote or
+# list markers are taken away (a colon may follow). Prose that mentions a marker is not one.
+NEAR_MARKER_RE = re.compile(r"^\[\s*(real[\s_-]*source|experiment|output)\s*\]\s*:?\s*$", re.I)
 CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|[!?]{3}\+?\s*\w.*$))*\s*")
 FIELD_RE = re.compile(r"^([A-Za-z]+):\s*(.*?)\s*$")
 FENCE_RE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")

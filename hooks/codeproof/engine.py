@@ -21,6 +21,7 @@ from .verify import Checked, Excerpt, verify_script_quote, verify_source_quote
 @dataclass
 class ProvedPage:
     markdown: str  # each block replaced by its card, or by an error box where it failed
+    cards: int = 0  # blocks verified and rendered as cards: the page must show exactly these
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
 
@@ -66,6 +67,7 @@ class Engine:
             proved.problems += [checked.problem] if checked.problem else []
             proved.warnings += [checked.warning] if checked.warning else []
             shown = render.problem_box(checked.problem) if checked.problem else self.render(checked, link)
+            proved.cards += checked.problem is None
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]

@@ -1,0 +1,117 @@
+"""A small series site in a temp dir, built in-process: one post quoting the fixture upstream,
+running one experiment. Tests change its post and build it, without the real posts."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort, BuildError
+
+from codeproof.__main__ import main as codeproof
+from conftest import ROOT
+from upstream import Upstream, make_upstream
+
+SCRIPT = "experiments/show.py"
+SCRIPT_TEXT = 'import sys\n\nprint("node value 3")\nprint("parents []")\n'
+OUTPUT = "node value 3\nparents []"
+POST = f"""\
+---
+title: "Fixture post"
+series: 1
+date: 2026-01-01
+---
+
+Some prose about `Node`.
+
+[REAL SOURCE]
+File: pkg/mod.py
+Symbol: Node.__init__
+
+```python
+    def __init__(self, value):
+        self.value = value
+        self.parents = []
+```
+
+The script:
+
+[EXPERIMENT]
+File: {SCRIPT}
+Purpose: print a node.
+
+```python
+print("node value 3")
+print("parents []")
+```
+
+What it prints:
+
+[OUTPUT]
+File: {SCRIPT}
+
+```text
+{OUTPUT}
+```
+
+The end.
+"""
+
+
+@dataclass
+class Site:
+    upstream: Upstream
+    root: Path
+
+    @property
+    def post(self) -> Path:
+        return self.root / "docs" / "posts" / "p.md"
+
+    def build(self) -> tuple[Path | None, str]:
+        """Build with --strict in this process: (site folder, log) on success, (None, log) on failure."""
+        records: list[str] = []
+        handler = logging.Handler()
+        handler.emit = lambda record: records.append(record.getMessage())
+        logging.getLogger("mkdocs").addHandler(handler)
+        try:
+            config = load_config(str(self.root / "mkdocs.yml"), strict=True, site_dir=str(self.root / "site"))
+            config.plugins.on_startup(command="build", dirty=False)
+            build(config)
+            return self.root / "site", "\n".join(records)
+        except (Abort, BuildError) as error:
+            return None, "\n".join(records + [str(error)])
+        finally:
+            logging.getLogger("mkdocs").removeHandler(handler)
+
+
+def make_site(tmp_path: Path) -> Site:
+    upstream = make_upstream(tmp_path)
+    root = upstream.site
+    (root / "docs" / "index.md").write_text("# Fixture series\n", encoding="utf-8")
+    upstream.post.write_text(POST, encoding="utf-8")
+    (root / "experiments").mkdir()
+    (root / SCRIPT).write_text(SCRIPT_TEXT, encoding="utf-8")
+    (root / "requirements.txt").write_text((ROOT / "requirements.txt").read_text(), encoding="utf-8")
+    config = yaml.safe_load((root / "mkdocs.yml").read_text())
+    config["extra"]["series"]["baseline"]["version"] = _installed_autograd()
+    config.update({
+        "hooks": [str(ROOT / "hooks" / "series.py")],
+        "markdown_extensions": [
+            "admonition", "attr_list", "md_in_html", "pymdownx.details", "pymdownx.superfences",
+            {"pymdownx.highlight": {"pygments_lang_class": True, "linenums_style": "pymdownx-inline"}},
+        ],
+        "theme": {"name": "mkdocs"},
+    })
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    assert codeproof(["lock", "--config", str(root / "mkdocs.yml")]) == 0
+    return Site(upstream, root)
+
+
+def _installed_autograd() -> str:
+    from importlib import metadata
+
+    return metadata.version("autograd")

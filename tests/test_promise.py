@@ -1,0 +1,149 @@
+"""The promise as a property: for any edit of a post, the strict build fails, or every line shown in
+a verified card is a line of the pinned source, of the experiment script, or of what it really printed."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from html.parser import HTMLParser
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fixture_site import OUTPUT, POST, SCRIPT_TEXT, make_site
+from upstream import MODULE_V1
+
+# Lines an author (or an attacker) might add: near-miss markers, stray fences, containers, odd bytes.
+PALETTE = ["", "````", "```", "~~~", "```python", "```text", "```markdown", "[REAL SOURCE]", "[Real Source]",
+           "\uff3bOUTPUT\uff3d", "\u200b[EXPERIMENT]", "\ufeff[OUTPUT]", "[OUTPUT]", "!!! note", "    ", "- item",
+           "> quote", "File: pkg/mod.py", "Symbol: helper", "        self.value = 42", 'print("node value 4")',
+           "node value 4", "<div class=\"proof-card\">", "</div>"]
+
+
+def insert(lines, at, text):
+    return lines[:at] + [text] + lines[at:]
+
+
+def delete(lines, at, _):
+    return lines[:at] + lines[at + 1:]
+
+
+def indent(lines, at, prefix):
+    return lines[:at] + [prefix + lines[at]] + lines[at + 1:]
+
+
+def recase(lines, at, how):
+    return lines[:at] + [getattr(lines[at], how)()] + lines[at + 1:]
+
+
+def tamper(lines, at, char):
+    line = lines[at]
+    return lines[:at] + [line[:-1] + char if line else char] + lines[at + 1:]
+
+
+EDITS = st.one_of(
+    st.tuples(st.just(insert), st.integers(0, 200), st.sampled_from(PALETTE)),
+    st.tuples(st.just(delete), st.integers(0, 200), st.none()),
+    st.tuples(st.just(indent), st.integers(0, 200), st.sampled_from([" ", "    ", "\t", "> ", "- ", "\u200b"])),
+    st.tuples(st.just(recase), st.integers(0, 200), st.sampled_from(["upper", "lower", "title"])),
+    st.tuples(st.just(tamper), st.integers(0, 200), st.sampled_from(["X", " ", "\t", "\u200b", "\u0430", "`"])),
+)
+
+
+class Cards(HTMLParser):
+    """Every verified card of a page (its kind, first link and code lines), and the text outside
+    cards and Markdown examples."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.cards: list[dict] = []
+        self.depth = 0  # nesting of divs inside the current card
+        self.in_pre = self.in_code = False
+        self.example_depth = 0  # nesting of divs inside a Markdown example
+        self.outside = ""
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if tag == "div" and "proof-card" in classes and not self.depth:
+            kind = next(c.split("--")[1] for c in classes if c.startswith("proof-card--"))
+            self.cards.append({"kind": kind, "href": None, "code": ""})
+            self.depth = 1
+        elif self.depth and tag == "div":
+            self.depth += 1
+        elif tag == "div" and (self.example_depth or "language-markdown" in classes):
+            self.example_depth += 1
+        elif self.depth and tag == "a" and self.cards[-1]["href"] is None:
+            self.cards[-1]["href"] = attrs.get("href")
+        elif self.depth and tag == "code" and self.in_pre:
+            self.in_code = True
+        self.in_pre = self.in_pre or tag == "pre"
+
+    def handle_endtag(self, tag):
+        if self.depth and tag == "div":
+            self.depth -= 1
+        elif self.example_depth and tag == "div":
+            self.example_depth -= 1
+        if tag == "code":
+            self.in_code = False
+        if tag == "pre":
+            self.in_pre = False
+
+    def handle_data(self, data):
+        if self.depth and self.in_code:
+            self.cards[-1]["code"] += data
+        elif not self.depth and not self.example_depth:
+            self.outside += data
+
+
+# A block marker anywhere in a text, in any width, case or spacing, with invisible characters dropped:
+# the test's own oracle, independent of the engine's.
+MARKER_ANYWHERE = re.compile(r"\[\s*(real\W*source|experiment|output)\s*\]", re.I)
+
+
+def visible(text: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
+
+
+def published_lines_are_verified(page_html: str) -> None:
+    parser = Cards()
+    parser.feed(page_html)
+    assert not MARKER_ANYWHERE.search(visible(parser.outside)), "a block marker was published outside a card"
+    module = MODULE_V1.split("\n")
+    for card in parser.cards:
+        shown = card["code"].rstrip("\n").split("\n")
+        if card["kind"] == "source":
+            first, last = (int(n) for n in card["href"].rsplit("#L", 1)[1].split("-L"))
+            assert shown == module[first - 1:last], card
+        elif card["kind"] == "experiment":
+            script = SCRIPT_TEXT.rstrip("\n").split("\n")
+            assert "\n".join(shown) in "\n".join(script) and set(shown) <= set(script), card
+        else:
+            assert shown == OUTPUT.split("\n"), card
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    return make_site(tmp_path_factory.mktemp("promise"))
+
+
+def test_the_unedited_fixture_post_builds_with_three_verified_cards(site):
+    site.post.write_text(POST, encoding="utf-8")
+    built, log = site.build()
+    assert built is not None, log
+    html = (built / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    assert html.count('class="proof-card ') == 3
+    published_lines_are_verified(html)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(EDITS, min_size=1, max_size=3))
+def test_any_edit_of_a_post_fails_the_build_or_publishes_only_verified_lines(site, edits):
+    lines = POST.split("\n")
+    for edit, at, payload in edits:
+        lines = edit(lines, min(at, len(lines) - 1), payload)
+    site.post.write_text("\n".join(lines), encoding="utf-8")
+    built, _ = site.build()
+    if built is not None:
+        published_lines_are_verified((built / "posts" / "p" / "index.html").read_text(encoding="utf-8"))
