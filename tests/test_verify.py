@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from codeproof.blocks import parse_post
 from codeproof.sources import FileRef
 from codeproof.verify import verify_script_quote, verify_source_quote
@@ -10,11 +12,16 @@ from upstream import MODULE_V1
 REF = FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")
 
 
-def check(symbol, quote=None):
-    fence = f"\n```python\n{quote}\n```\n" if quote is not None else ""
+def check(symbol, quote=None, source=MODULE_V1):
+    fence = f"\n```python\n{quote}\n```\n" if quote is not None else ""  # the first quoted line is line 6
     text = f"[REAL SOURCE]\nFile: pkg/mod.py\nSymbol: {symbol}\n{fence}"
     (block,) = parse_post("docs/posts/x.md", text).blocks
-    return verify_source_quote(block, REF, MODULE_V1)
+    return verify_source_quote(block, REF, source)
+
+
+def drift_of_line_10(quoted_line):
+    """The diff of a one-line quote of Node.__init__ that should read `        self.value = value` (line 10)."""
+    return check("Node.__init__", quoted_line).problem.detail.split("@@ -1 +1 @@\n")[1]
 
 
 def test_a_verbatim_run_inside_the_symbol_gets_its_real_line_numbers():
@@ -51,6 +58,65 @@ def test_one_changed_character_is_drift_with_a_diff_and_a_repair():
     assert "-        self.value = valve" in checked.problem.detail
     assert "+        self.value = value" in checked.problem.detail
     assert checked.repair == "        self.value = value"
+
+
+def test_the_message_names_the_post_line_and_the_file_line_of_the_first_difference():
+    quote = "    def __init__(self, value):\n        self.value = valve\n        self.parents = []"
+    checked = check("Node.__init__", quote)
+    assert checked.problem.line == 1  # the block's header
+    assert checked.problem.message == (
+        "REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: quote differs from source "
+        "(first difference at docs/posts/x.md:7, line 10 of the file)"
+    )
+
+
+def test_a_trailing_space_shows_as_a_middle_dot():
+    assert drift_of_line_10("        self.value = value  ") == (
+        "-        self.value = value··\n+        self.value = value\n"
+    )
+
+
+def test_a_tab_shows_as_an_arrow():
+    assert drift_of_line_10("\tself.value = value") == "-→self.value = value\n+        self.value = value\n"
+
+
+def test_a_zero_width_space_shows_as_its_code_point():
+    assert drift_of_line_10("        self.value\u200b = value") == (
+        "-        self.value<U+200B> = value\n+        self.value = value\n"
+    )
+
+
+def test_a_cyrillic_look_alike_shows_as_its_code_point():
+    assert drift_of_line_10("        self.v\u0430lue = value") == (
+        "-        self.v<U+0430>lue = value\n+        self.value = value\n"
+    )
+
+
+def test_context_lines_and_wide_characters_are_shown_as_written():
+    text = '[EXPERIMENT]\nFile: experiments/a.py\nPurpose: p\n\n```python\nx = 1\t# 一\nprint("第二")\n```\n'
+    (block,) = parse_post("docs/posts/x.md", text).blocks
+    detail = verify_script_quote(block, 'x = 1\t# 一\nprint("第一")\n').problem.detail
+    assert detail.split("@@ -1,2 +1,2 @@\n")[1] == ' x = 1\t# 一\n-print("第二")\n+print("第一")\n'
+
+
+def test_a_ten_thousand_line_quote_with_one_changed_character_is_reported_within_two_seconds():
+    methods = [[f"    def f_{i}(self, x):", f"        total = x * {i}", f"        if total > {i % 7}:",
+                "            total -= 1", "        return total", ""] for i in range(1667)]
+    lines = ["class Big:", *(line for method in methods for line in method)][:-1]  # 10,002 lines
+    quote = list(lines)
+    quote[5003] = "        return totel"  # was "        return total"
+    started = time.perf_counter()
+    checked = check("Big", "\n".join(quote), "\n".join(lines) + "\n")
+    assert time.perf_counter() - started < 2  # 0.1 s on the 2-core machine it was written on
+    assert "(first difference at docs/posts/x.md:5009, line 5004 of the file)" in checked.problem.message
+    assert "@@ -5002,5 +5002,5 @@\n" in checked.problem.detail
+    assert "-        return totel\n+        return total\n" in checked.problem.detail
+    assert checked.repair == "\n".join(lines)
+
+
+def test_the_similarity_of_a_one_character_drift_is_high_and_of_an_unrelated_quote_low():
+    assert check("Node.__init__", "        self.value = valve").similarity > 0.9
+    assert check("Node.__init__", "print('hello')\nx = 42").similarity < 0.4
 
 
 def test_changed_indentation_is_drift():

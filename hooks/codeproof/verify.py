@@ -3,13 +3,25 @@
 For [REAL SOURCE] the run must also lie within the named symbols and touch each.
 A quote that is not such a run is drift: reported with a unified diff against
 the closest run of the file, and with the text `update` would write instead.
+That run is found in time about linear in the quote (see _closest_run).
+
+The drift message names the post line of the first difference. On the diff's
+changed lines (context lines are left as they are) what the eye cannot tell
+apart is spelled out: a tab as `→`, trailing spaces as `·`, and as `<U+XXXX>`
+every character outside printable ASCII that is invisible (U+200B, NBSP, a
+control character) or narrow enough to pass for an ASCII one (Cyrillic `а`,
+`é`). Wide characters, such as the Chinese of a docstring, cannot pass for
+code and are shown as they are.
 """
 
 from __future__ import annotations
 
 import difflib
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from typing import Callable
 
 from .blocks import Block
@@ -35,6 +47,9 @@ class Checked:
     warning: Problem | None = None  # fails a strict build only
     repair: str | None = None  # what `update` writes in place of the fenced text
     run: object | None = None  # the experiment run behind an [OUTPUT] block
+    # On drift, how much of the quote the repair keeps, 0..1: difflib's ratio over characters (2 × characters
+    # in common / characters of both), lines that differ compared one to one. `update` refuses a low one.
+    similarity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -100,20 +115,18 @@ def _locate(
                    f"outside the symbol (lines {region.first}-{region.last})")
         hint = "name the symbol these lines belong to, or quote lines inside the named symbol"
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint))
-    first, closest = _closest_run(file, quote, region)
+    first, closest, similarity = _closest_run(file, quote, region)
     last = first + len(closest) - 1
-    diff = "".join(
-        difflib.unified_diff(
-            [line + "\n" for line in quote],
-            [line + "\n" for line in closest],
-            fromfile=f"{block.post} (quote)",
-            tofile=f"{name} lines {first}-{last}",
-            n=2,
-        )
-    )
+    k = next((k for k, (a, b) in enumerate(zip(quote, closest)) if a != b), min(len(quote), len(closest)))
+    where = f"{block.post}:{block.line + block.quote_start - block.start + k}"  # the post line of quote line k
+    message = f"{label}: quote differs from source (first difference at {where}, line {first + k} of the file)"
+    diff = list(difflib.unified_diff(quote, closest, f"{block.post} (quote)", f"{name} lines {first}-{last}",
+                                     n=2, lineterm=""))
+    headers, hunks = diff[:2], diff[2:]
+    detail = "\n".join(headers + [_visible(line) if line[:1] in "+-" else line for line in hunks]) + "\n"
     hint = f"run `./dev.sh update` to take lines {first}-{last} from the pinned file, or fix the quote by hand"
-    problem = Problem(block.post, block.line, f"{label}: quote differs from source", detail=diff, hint=hint)
-    return Checked(block, problem=problem, repair="\n".join(closest))
+    problem = Problem(block.post, block.line, message, detail=detail, hint=hint)
+    return Checked(block, problem=problem, repair="\n".join(closest), similarity=similarity)
 
 
 def _runs(file: _File, quote: list[str]) -> list[int]:
@@ -126,22 +139,78 @@ def _runs(file: _File, quote: list[str]) -> list[int]:
     ]
 
 
-def _closest_run(file: _File, quote: list[str], region: Span) -> tuple[int, list[str]]:
-    """The run of the region (give or take a line) most like the quote: most whole lines in common,
-    then the highest ratio of characters in common (difflib)."""
-    best = ((-1, -1.0), region.first, [])
-    by_line = difflib.SequenceMatcher(autojunk=False)
-    by_char = difflib.SequenceMatcher(autojunk=False)
-    by_line.set_seq2(quote)
-    by_char.set_seq2("\n".join(quote))
-    lengths = {max(1, min(n, region.last - region.first + 1)) for n in (len(quote) - 1, len(quote), len(quote) + 1)}
-    for length in sorted(lengths):
-        for first in range(region.first, region.last - length + 2):
-            window = list(file.lines[first - 1 : first - 1 + length])
-            by_line.set_seq1(window)
-            by_char.set_seq1("\n".join(window))
-            common_lines = sum(block.size for block in by_line.get_matching_blocks())
-            score = (common_lines, by_char.ratio())
-            if score > best[0]:
-                best = (score, first, window)
-    return best[1], best[2]
+_CROWDED = 64  # a line found more often than this in the file (blank, `return x`) cannot tell where a quote is
+
+
+def _closest_run(file: _File, quote: list[str], region: Span) -> tuple[int, tuple[str, ...], float]:
+    """The run of the region most like the quote, its first line and its similarity (see Checked): the most
+    whole lines in common, then the most characters in common.
+
+    Comparing the quote with every run of the region costs its length times the quote's, so only runs near
+    the likely starts are compared: each quote line found verbatim in the region votes for the start its
+    position implies, and the three starts with most votes (with no vote: where the three lines most like
+    the first line stand) are tried a line either side, with the quote's length a line either side. Lines
+    are compared in place (_pair_lines), in time linear in the quote; characters, the costly part, only for
+    the first three runs (likeliest first) with most lines in common.
+    """
+    n, lo, hi = len(quote), region.first - 1, region.last  # lo:hi, the region as a slice of file.lines
+    votes: Counter[int] = Counter()
+    for k, line in enumerate(quote):
+        places = file.starts.get(line, ())
+        if len(places) <= _CROWDED:
+            votes.update(i - k for i in places if lo <= i < hi)
+    likely = [start for start, _ in votes.most_common(3)] or _close_starts(file, quote[0], lo, hi)
+    lengths = [max(1, min(length, hi - lo)) for length in (n, n + 1, n - 1)]
+    runs = {  # (start, length): lines, likeliest first; each within the region
+        (first, length): file.lines[first : first + length]
+        for start in likely for shift in (0, -1, 1) for length in lengths
+        for first in [max(lo, min(start + shift, hi - length))]
+    }
+    pairs = {run: _pair_lines(quote, lines) for run, lines in runs.items()}
+    in_common = {run: sum(a == b for a, b in pairs[run]) for run in runs}
+    most = max(in_common.values())
+    tied = [run for run in runs if in_common[run] == most][:3]
+    similarity = {run: _similarity(quote, runs[run], pairs[run]) for run in tied}
+    best = max(similarity, key=similarity.get)  # the first of equals: the likeliest
+    return best[0] + 1, runs[best], similarity[best]
+
+
+def _close_starts(file: _File, line: str, lo: int, hi: int) -> list[int]:
+    """Where the three lines of lo:hi most like `line` stand (one difflib ratio per line of the region)."""
+    region = list(file.lines[lo:hi])
+    return [lo + region.index(text) for text in dict.fromkeys(difflib.get_close_matches(line, region, n=3, cutoff=0))]
+
+
+def _pair_lines(quote: list[str], run: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The quote's lines paired with the run's in place: the first p with the run's first lines, the others
+    with its last lines, p chosen for the most equal pairs. Exact for a run that differs from the quote by
+    changed lines and at most one line left out or put in (a run is the quote's length give or take one)."""
+    top = list(accumulate((a == b for a, b in zip(quote, run)), initial=0))  # top[p]: equal pairs of the first p
+    bottom = list(accumulate((a == b for a, b in zip(reversed(quote), reversed(run))), initial=0))
+    p = max(range(len(top)), key=lambda p: top[p] + bottom[-1 - p])
+    q = len(top) - 1 - p  # lines paired from the bottom
+    return list(zip(quote[:p], run[:p])) + list(zip(quote[len(quote) - q :], run[len(run) - q :]))
+
+
+def _similarity(quote: list[str], run: tuple[str, ...], pairs: list[tuple[str, str]]) -> float:
+    """difflib's ratio over characters, newlines included: twice those in common over those of both, counting
+    all of equal paired lines and difflib's matches within the others."""
+    common = sum(
+        len(a) + 1 if a == b else sum(m.size for m in difflib.SequenceMatcher(None, a, b).get_matching_blocks())
+        for a, b in pairs
+    )
+    return 2 * common / sum(len(line) + 1 for line in (*quote, *run))
+
+
+def _visible(line: str) -> str:
+    """A changed line of the diff with tabs, trailing spaces and look-alike characters spelled out."""
+    body = line.rstrip(" ")
+    return "".join(_visible_char(c) for c in body) + "·" * (len(line) - len(body))
+
+
+def _visible_char(c: str) -> str:
+    if c == "\t":
+        return "→"
+    if " " <= c <= "~" or (c.isprintable() and unicodedata.east_asian_width(c) in ("W", "F")):
+        return c
+    return f"<U+{ord(c):04X}>"
