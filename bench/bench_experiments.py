@@ -11,7 +11,10 @@ recording what its experiment prints (taken from a run of it before any build), 
   (c) a warm build (every output a cache hit, zero runs);
   (d) the same site with the outputs already rendered by the engine and the hook removed;
       the ratio (c)/(d) has a goal of <= 1.10. Each site is built once untimed, then (c) and (d)
-      alternate --repeat times and the fastest of each is reported, with its CPU time.
+      alternate --repeat times and the fastest of each is reported, with its CPU time;
+  (e) what containment costs one run (a scratch copy, the supervisor, the sandbox): a script that only
+      prints, run 20 times one after another, plainly (`python -B` in the folder) and by the engine in each
+      sandbox available here; and the mean run of (a) over the mean run alone, for the 1 s experiments.
 
 Run from the repository root:  .venv/bin/python bench/bench_experiments.py [--repeat N] [--keep]
 """
@@ -77,11 +80,37 @@ def run_scripts(site: Path, scripts: list[str]) -> dict[str, tuple[str, float]]:
         return dict(zip(scripts, pool.map(one, scripts)))
 
 
+def fixed_cost(tmp: Path, times: int = 20) -> list[tuple[str, float]]:
+    """Mean wall seconds of a script that only prints: plainly, then by the engine in each available sandbox."""
+    from codeproof.experiments import FIXED_ENV, ExperimentRunner, bwrap_works
+
+    root = tmp / "noop"
+    write_files(root, {"experiments/noop.py": 'print("noop")\n'})
+    started = time.perf_counter()
+    for _ in range(times):
+        subprocess.run([sys.executable, "-B", "experiments/noop.py"], cwd=root, env={**os.environ, **FIXED_ENV},
+                       check=True, capture_output=True, stdin=subprocess.DEVNULL)
+    means = [("plain", (time.perf_counter() - started) / times)]
+    for sandbox in ["subreaper"] + (["bwrap"] if bwrap_works() else []):
+        total = 0.0
+        for _ in range(times):  # a runner runs a script once: one runner a run, its set-up not timed
+            runner = ExperimentRunner(root, tmp / "noop-cache", 60, 1 << 20, use_cache=False, sandbox=sandbox,
+                                      key_file=tmp / "noop-key")
+            started = time.perf_counter()
+            ok = runner.result("experiments/noop.py").ok
+            total += time.perf_counter() - started
+            runner.finish()
+            if not ok:
+                sys.exit(f"the noop experiment failed in the {sandbox} sandbox")
+        means.append((sandbox, total / times))
+    return means
+
+
 def cold_build(site: Path, serial: bool):
     """A build with no cached run: (its Timing, the sum of the runs' own seconds as the engine recorded them)."""
     shutil.rmtree(site / ".cache" / "experiments", ignore_errors=True)
     timing = build(site, env={"CODEPROOF_NO_CACHE": "1"}, serial=serial)
-    runs = [json.loads(p.read_text(encoding="utf-8")) for p in (site / ".cache" / "experiments").glob("*.json")]
+    runs = [json.loads(p.read_text(encoding="utf-8"))["entry"] for p in (site / ".cache" / "experiments").glob("*.json")]
     if len(runs) != COUNT or any(r["cached"] for r in runs):
         sys.exit(f"expected {COUNT} fresh runs in the cache, found {len(runs)}")
     return timing, sum(r["seconds"] for r in runs)
@@ -109,6 +138,7 @@ def main() -> None:
         plain = inline_site(hooked, tmp / "plain", nav)  # from the cache of the serial build's runs
         c_all, d_all = warm_builds([hooked, plain], args.repeat)
         c, d = best(c_all), best(d_all)
+        noop = fixed_cost(tmp)
         if count_in_html(hooked, "缓存，验证于") != COUNT:
             sys.exit("the warm build did not take every output from the cache")
         if (count_in_html(hooked, "proof-card--output"), count_in_html(plain, "proof-card--output")) != (COUNT,) * 2:
@@ -124,6 +154,10 @@ def main() -> None:
             ("(d) warm build, inlined, no hook", f"{d}   {walls(d_all)}"),
             ("ratio (c)/(d)", f"{c.wall / d.wall:6.3f} wall, {c.cpu / d.cpu:6.3f} CPU   goal <= 1.10 (wall): "
                               + ("met" if c.wall / d.wall <= 1.10 else "NOT met")),
+            ("(e) mean run in (a) / mean run alone", f"{a_runs / COUNT / (sum(alone) / COUNT):6.3f}"),
+            *((f"(e) a print-only run, {how} (mean of 20)",
+               f"{seconds * 1000:6.1f} ms" + ("" if how == "plain" else f"   {seconds / noop[0][1]:.2f} x plain"))
+              for how, seconds in noop),
         ])
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from common import (PINNED, PINNED_FILES, PROSE, best, count_in_html, front_matter, inline_site, make_site, parse_args,
+from common import (PINNED_FILES, PROSE, best, count_in_html, front_matter, inline_site, make_site, parse_args, pinned_text,
                     run, table, walls, warm_builds, workdir)
 
 POSTS, QUOTES = 100, 10
@@ -28,7 +28,7 @@ POSTS, QUOTES = 100, 10
 def symbols(rel: str) -> list[tuple[str, int, int]]:
     """(name, first line, last line) of module-level defs and classes and of their methods, 3+ lines long."""
     found = []
-    for node in ast.parse((PINNED / rel).read_text(encoding="utf-8")).body:
+    for node in ast.parse(pinned_text(rel)).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             found.append((node.name, node))
             if isinstance(node, ast.ClassDef):
@@ -46,7 +46,7 @@ def quote(lines: list[str], first: int, last: int, i: int) -> str:
 
 
 def generate() -> tuple[dict[str, str], list[tuple[str, str]]]:
-    texts = {rel: (PINNED / rel).read_text(encoding="utf-8").split("\n") for rel in PINNED_FILES}
+    texts = {rel: pinned_text(rel).split("\n") for rel in PINNED_FILES}
     picks = [(rel, *span) for rel in PINNED_FILES for span in symbols(rel)]
     files = {"docs/index.md": "---\ntitle: 系列总览\n---\n\n# 基准站点\n\n由 bench/bench_sources.py 生成。\n"}
     nav = [("系列总览", "index.md")]

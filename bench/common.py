@@ -1,7 +1,7 @@
 """Helpers shared by the benchmarks: build a generated site in a temp dir, time `mkdocs build`, print tables.
 
 A site is a temp copy of the real one's machinery (mkdocs.yml, hooks/, overrides/,
-docs/assets/, requirements.txt, sources.lock.json, .cache/sources) plus generated
+docs/assets/, requirements.txt, sources.lock.json, .cache/blobs) plus generated
 docs/ and experiments/. Its mkdocs.yml is the real one with a generated `nav`,
 and, for the "plain" variant, without `hooks:` and `extra:` (the hook's config).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import posixpath
 import re
@@ -25,12 +26,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMIT = "90dbeb8d23f0222b0124eaf961f1209db0cf4333"
-PINNED = ROOT / ".cache" / "sources" / "HIPS__autograd" / COMMIT
 PINNED_FILES = ("autograd/core.py", "autograd/numpy/numpy_vjps.py", "autograd/numpy/numpy_wrapper.py")
-COPIED = ("mkdocs.yml", "hooks", "overrides", "docs/assets", "requirements.txt", "sources.lock.json", ".cache/sources")
+COPIED = ("mkdocs.yml", "hooks", "overrides", "docs/assets", "requirements.txt", "sources.lock.json", ".cache/blobs")
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 PROSE = "本文由基准脚本生成，用来测量构建时核对引用与输出的开销。\n\n"
 SERIAL_MKDOCS = "import os; os.cpu_count = lambda: 1; from mkdocs.__main__ import cli; cli(['build'])"
+
+
+def pinned_text(rel: str) -> str:
+    """A pinned upstream file from the verified cache (run `./dev.sh check` once to fill it)."""
+    blob = json.loads((ROOT / "sources.lock.json").read_text())["HIPS/autograd"][COMMIT][rel]
+    return (ROOT / ".cache" / "blobs" / blob[:2] / blob).read_text(encoding="utf-8")
 
 
 def parse_args(doc: str) -> argparse.Namespace:

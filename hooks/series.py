@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 from codeproof import guard, overview, resources, series_nav
-from codeproof.blocks import front_matter, parse_post, split_front_matter
+from codeproof.blocks import parse_post, read_post
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.sources import SourceError
@@ -60,19 +61,23 @@ def on_files(files, config):
     engine = build.engine
     root = engine.series.root
     for file in files.documentation_pages():
-        raw = Path(file.abs_src_path).read_text(encoding="utf-8")
-        first_line, body = split_front_matter(raw)
-        build.parsed[file.src_uri] = parse_post(_post_path(file, root), body, first_line)
-        info = overview.post_info(front_matter(raw), file.src_uri, file.url)
+        parsed, meta = read_post(Path(file.abs_src_path), _post_path(file, root))
+        build.parsed[file.src_uri] = parsed
+        info = overview.post_info(meta, file.src_uri, file.url)
         build.posts += [info] if info else []
+    unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
+    if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
+        raise PluginError(report(unreadable))
     engine.start_experiments(build.parsed.values())  # they run while pages render
-    for script in resources.experiment_scripts(root):
-        rel = script.relative_to(root).as_posix()
-        files.append(File.generated(config, rel, abs_src_path=str(script)))
-        page = resources.script_page(rel, script.read_text(encoding="utf-8"))
-        src = resources.script_page_src(rel)
+    # experiments/ is read once per build; a link or a file that cannot be published is a problem, published nowhere.
+    published, problems = engine.runner.published()
+    build.problems += problems
+    for resource in (r for r in published if r.is_script):
+        files.append(File.generated(config, resource.path, content=resource.data))  # the bytes read, not the path
+        page = resources.script_page(resource.path, resource.data.decode("utf-8"))
+        src = resources.script_page_src(resource.path)
         files.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
-    build.archive = resources.build_archive(root, engine.series.name)
+    build.archive = resources.build_archive(root, engine.series.name, published)
     files.append(File.generated(config, resources.ARCHIVE_URL, content=build.archive.data))
     return files
 
@@ -101,6 +106,7 @@ def on_page_content(html, page, config, files):
 
 
 def on_page_context(context, page, config, nav):
+    _escape_meta(page.meta)
     number = page.meta.get("series")
     if number is None:
         return context
@@ -133,6 +139,16 @@ def on_serve(server, config, builder):
     server.watch(str(root / "experiments"))
     server.watch(str(build.engine.series.lock_file))
     return server
+
+
+def _escape_meta(meta: dict) -> None:
+    """Front matter that the theme writes into HTML and attributes unescaped (MkDocs' template
+    environment does not autoescape) is escaped here, once. The feed has read it already."""
+    for key in ("title", "description"):
+        if isinstance(meta.get(key), str):
+            meta[key] = Markup.escape(meta[key])
+    if isinstance(meta.get("categories"), list):
+        meta["categories"] = [Markup.escape(str(category)) for category in meta["categories"]]
 
 
 def _post_path(file, root: Path) -> str:

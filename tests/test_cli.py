@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from codeproof.__main__ import main
+from conftest import ROOT
 from upstream import make_upstream
 
 
@@ -72,3 +78,73 @@ def test_update_leaves_a_quote_outside_its_symbol_for_the_author(upstream, capsy
     code, _, err = run(upstream, "update", capsys)
     assert code == 1 and "outside the symbol" in err
     assert upstream.post.read_text() == text
+
+
+# --- update never makes things worse --------------------------------------------------------
+
+
+def test_update_keeps_crlf_line_endings_a_byte_order_mark_and_the_file_mode(upstream, capsys):
+    good = upstream.post.read_text()
+    drifted = good.replace("        self.value = value\n", "        self.value = valve\n")
+    upstream.post.write_bytes(b"\xef\xbb\xbf" + drifted.replace("\n", "\r\n").encode())
+    upstream.post.chmod(0o640)
+    code, _, err = run(upstream, "update", capsys)
+    assert code == 0, err
+    assert upstream.post.read_bytes() == b"\xef\xbb\xbf" + good.replace("\n", "\r\n").encode()
+    assert upstream.post.stat().st_mode & 0o777 == 0o640
+    assert run(upstream, "check", capsys)[0] == 0
+
+
+def test_update_lengthens_a_fence_that_the_recorded_output_would_close(upstream, capsys):
+    script = upstream.site / "experiments" / "fence.py"
+    script.parent.mkdir()
+    script.write_text('print("```")\nprint("after the fence")\n')
+    text = upstream.post.read_text() + "\n[OUTPUT]\nFile: experiments/fence.py\n\n```text\nold\n```\n\nThe end.\n"
+    upstream.post.write_text(text)
+    code, _, err = run(upstream, "update", capsys)
+    assert code == 0, err
+    assert upstream.post.read_text().endswith("````text\n```\nafter the fence\n````\n\nThe end.\n")
+    code, _, err = run(upstream, "check", capsys)
+    assert code == 0 and "3 blocks in 1 posts checked" in err
+
+
+def test_update_leaves_a_quote_that_shares_nothing_with_its_symbol_and_says_why(upstream, capsys):
+    text = upstream.post.read_text().replace(
+        "    def __init__(self, value):\n        self.value = value\n        self.parents = []\n",
+        "import os\nos.system('echo pwned')\n",
+    )
+    upstream.post.write_text(text)
+    code, _, err = run(upstream, "update", capsys)
+    assert code == 1
+    assert "update left it alone: it shares only" in err and "(less than 50%), so they are not the same code" in err
+    assert "hint: fix the quote or its Symbol by hand, or run `./dev.sh update --force`" in err
+    assert upstream.post.read_text() == text
+    assert main(["update", "--force", "--config", str(upstream.config())]) == 0
+    assert "self.parents = []" in upstream.post.read_text()
+
+
+def test_ctrl_c_during_update_stops_promptly_kills_the_run_and_leaves_the_post_whole(upstream):
+    """SIGINT while an experiment runs: exit 130 within seconds, no traceback, no process left, post unchanged."""
+    script = upstream.site / "experiments" / "slow.py"
+    script.parent.mkdir()
+    script.write_text("import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\nprint('done')\n")
+    text = upstream.post.read_text() + "\n[OUTPUT]\nFile: experiments/slow.py\n\n```text\nold\n```\n"
+    upstream.post.write_text(text)
+    process = subprocess.Popen([sys.executable, "-m", "hooks.codeproof", "update", "--config", str(upstream.config())],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)  # the experiment is under way
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=20)
+    assert time.monotonic() - started < 10
+    assert process.returncode == 130
+    assert "Traceback" not in err and "interrupted: the experiments were stopped" in err
+    assert upstream.post.read_text() == text
+    assert not [p for p in Path("/proc").glob("[0-9]*") if _runs(p, "experiments/slow.py")]
+
+
+def _runs(proc: Path, script: str) -> bool:
+    try:
+        return script in (proc / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False

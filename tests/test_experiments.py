@@ -1,15 +1,16 @@
-"""Running experiments: capture, failures, time-out, output cap, cache, parallelism,
-fixed environment; comparing outputs; the reproducible resource archive."""
+"""Running experiments: capture, failures, output cap, cache (inputs recorded by the run, integrity,
+CI), parallelism, fixed environment; comparing outputs; the reproducible resource archive.
+
+Containment (scratch copy, environment, descendants, links, file names) is in test_containment.py."""
 
 from __future__ import annotations
 
 import io
+import json
+import logging
 import os
-import signal
 import textwrap
-import time
 import zipfile
-from concurrent.futures import ThreadPoolExecutor, wait
 from importlib import metadata
 from pathlib import Path
 
@@ -19,20 +20,13 @@ from codeproof.blocks import parse_post
 from codeproof.compare import outputs_match
 from codeproof.config import series_from_extra
 from codeproof.engine import Engine, run_failure
-from codeproof.experiments import FIXED_ENV, NO_CACHE_ENV, ExperimentRunner, declared_data_files, local_imports
-from codeproof.resources import ZIP_EPOCH, build_archive
+from codeproof.experiments import FIXED_ENV, NO_CACHE_ENV, ExperimentRunner
+from codeproof.resources import ZIP_EPOCH, build_archive, read_resources
 
 REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
 POST = "docs/posts/x.md"
 SCRIPT = "experiments/x.py"
-CHILD_PID_FILE = "child.pid"
-# The start of a script that leaves a long-sleeping child in its process group.
-SPAWN_CHILD = f"""\
-import subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-with open({CHILD_PID_FILE!r}, "w") as f:
-    f.write(str(child.pid))
-"""
+SDIST_SHA256 = "7818c5c69ddf9efb7da74097bd741a4c7920133f41966f68537223a15ef798bc"  # of autograd-1.9.1.tar.gz
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -50,30 +44,6 @@ def printing(*lines: str) -> str:
     return "".join(f"print({line!r})\n" for line in lines)
 
 
-def process_gone(pid: int) -> bool:
-    """True when the process no longer runs (absent, or a zombie waiting to be reaped)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    except OSError:  # no /proc: ask the kernel
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
-def eventually_gone(pid: int, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while not process_gone(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def output_post(recorded: str, tolerance: str | None = None) -> str:
     header = f"[OUTPUT]\nFile: {SCRIPT}\n" + (f"Tolerance: {tolerance}\n" if tolerance else "")
     return f"# A post\n\nSome prose.\n\n{header}\n```text\n{recorded}\n```\n"
@@ -88,7 +58,22 @@ def line_of(text: str, line: str) -> int:
     return text.split("\n").index(line) + 1
 
 
+def edit_cache_entry(runner: ExperimentRunner, script: str, **changes) -> None:
+    """Change a cached run as someone with write access to the working tree could."""
+    entry = runner.cache_entry(script)
+    stored = json.loads(entry.read_text(encoding="utf-8"))
+    stored["entry"].update(changes)
+    entry.write_text(json.dumps(stored), encoding="utf-8")
+
+
 # --- fixtures ------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def local_build(monkeypatch):
+    """Tests run as a local build unless they say otherwise: no CI=true, no CODEPROOF_NO_CACHE."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
 
 
 @pytest.fixture
@@ -106,12 +91,13 @@ def cache_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def make_runner(root: Path, cache_dir: Path):
-    """Runners over `root`; every one is finished at the end of the test."""
+def make_runner(root: Path, cache_dir: Path, tmp_path: Path):
+    """Runners over `root`, keyed by a test's own secret; every one is finished at the end of the test."""
     runners: list[ExperimentRunner] = []
 
-    def make(timeout: float = 20, output_cap: int = 1024 * 1024) -> ExperimentRunner:
-        runner = ExperimentRunner(root, cache_dir=cache_dir, timeout=timeout, output_cap=output_cap)
+    def make(timeout: float = 20, output_cap: int = 1024 * 1024, sandbox: str | None = None) -> ExperimentRunner:
+        runner = ExperimentRunner(root, cache_dir=cache_dir, timeout=timeout, output_cap=output_cap,
+                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key")
         runners.append(runner)
         return runner
 
@@ -134,23 +120,6 @@ def build(make_runner):
 
 
 @pytest.fixture
-def child_pid(root: Path, make_runner):
-    """Reads the pid a SPAWN_CHILD script wrote; kills that child at teardown if it survived.
-
-    Depends on make_runner so it is torn down first: a surviving child holding the
-    script's pipes would otherwise block runner.finish().
-    """
-    pid_file = root / CHILD_PID_FILE
-
-    def read() -> int:
-        return int(pid_file.read_text())
-
-    yield read
-    if pid_file.is_file() and not process_gone(read()):
-        os.kill(read(), signal.SIGKILL)
-
-
-@pytest.fixture
 def engine(root: Path, make_runner) -> Engine:
     series = series_from_extra(
         {
@@ -160,6 +129,7 @@ def engine(root: Path, make_runner) -> Engine:
                 "commit": "0" * 40,
                 "version": metadata.version("autograd"),
                 "sdist": "autograd==1.9.1",
+                "sdist_sha256": SDIST_SHA256,
             },
             "experiments": {"timeout": 20},
         },
@@ -215,28 +185,24 @@ def test_a_script_exiting_with_status_1_is_reported_with_its_stderr(root, engine
     assert not checked.run.ok
 
 
-def test_a_script_past_the_timeout_is_killed_with_its_whole_process_group(root, build, child_pid):
-    write(root, SCRIPT, SPAWN_CHILD + "time.sleep(60)\n")
-    started = time.monotonic()
+def test_a_script_past_the_timeout_is_killed_and_reported(root, build):
+    write(root, SCRIPT, "import time\ntime.sleep(60)\n")
     _, result = build(timeout=2)
-    assert time.monotonic() - started < 30
     assert result.timed_out
     assert result.returncode is None
     assert not result.ok
-    assert "timed out after 2 s" in run_failure(result, 2)
-    assert eventually_gone(child_pid()), "the script's child outlived the time-out"
+    assert run_failure(result, 2) == "timed out after 2 s; the run was killed"
 
 
-def test_a_child_left_behind_by_a_finished_script_does_not_outlast_the_timeout(root, make_runner, child_pid):
-    write(root, SCRIPT, SPAWN_CHILD + "print('parent done')\n")
-    runner = make_runner(timeout=2)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        future = pool.submit(runner.result, SCRIPT)
-        done, _ = wait([future], timeout=15)
-        if not done:  # unblock the runner before failing
-            os.kill(child_pid(), signal.SIGKILL)
-    assert done, "the run did not return within 15 s with a 2 s time-out"
-    assert eventually_gone(child_pid())
+def test_output_that_is_not_utf8_is_an_error_naming_the_script(root, engine):
+    write(root, SCRIPT, 'import sys\nprint("fine")\nsys.stdout.flush()\nsys.stdout.buffer.write(b"caf\\xe9\\n")\n')
+    text = output_post("fine\ncafe")
+    checked = engine.check(output_block(text))
+    assert str(checked.problem).splitlines()[0] == (
+        f"{POST}:{line_of(text, '[OUTPUT]')}: OUTPUT {SCRIPT}: printed output that is not UTF-8 (byte 0xe9 on line 2);"
+        " only UTF-8 text is published"
+    )
+    assert not checked.run.ok
 
 
 def test_output_past_the_cap_kills_the_run_and_is_reported(root, build):
@@ -252,28 +218,19 @@ def test_output_past_the_cap_kills_the_run_and_is_reported(root, build):
 
 
 def test_two_experiments_run_at_the_same_time(root, make_runner):
+    """Each run has its own scratch folder, so they cannot meet there: their (wall-clock) spans must overlap."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("needs at least 2 CPUs")
-    (root / "markers").mkdir()
-    for me, other in (("a", "b"), ("b", "a")):
-        write(root, f"experiments/{me}.py", f"""\
-            import pathlib, sys, time
-            pathlib.Path("markers/{me}").touch()
-            deadline = time.monotonic() + 10
-            while not pathlib.Path("markers/{other}").exists():
-                if time.monotonic() > deadline:
-                    sys.exit("never saw the other experiment running")
-                time.sleep(0.05)
-            print("saw other")
-        """)
+    for me in ("a", "b"):
+        write(root, f"experiments/{me}.py", "import time\nstart = time.time()\ntime.sleep(1.5)\nprint(start, time.time())\n")
     runner = make_runner()
     scripts = ["experiments/a.py", "experiments/b.py"]
     for script in scripts:
         runner.start(script)
-    for script in scripts:
-        result = runner.result(script)
-        assert result.ok, result.stderr
-        assert result.stdout == "saw other\n"
+    results = [runner.result(script) for script in scripts]
+    assert all(result.ok for result in results), [result.stderr for result in results]
+    (a_start, a_end), (b_start, b_end) = ([float(t) for t in result.stdout.split()] for result in results)
+    assert a_start < b_end and b_start < a_end, "the two runs did not overlap"
 
 
 def test_the_fixed_environment_reaches_the_script_and_stdin_is_empty(root, build, monkeypatch):
@@ -313,7 +270,11 @@ def test_a_failed_run_is_not_cached(root, build):
     assert not result.cached
 
 
-@pytest.mark.parametrize("import_line", ["import helper\nx = helper.x", "from helper import x"])
+@pytest.mark.parametrize("import_line", [
+    "import helper\nx = helper.x",
+    "from helper import x",
+    "import importlib\nx = importlib.import_module('helper').x",
+])
 def test_changing_an_imported_local_module_runs_the_script_again(root, build, import_line):
     write(root, "experiments/helper.py", "x = 'old'\n")
     write(root, SCRIPT, f"{import_line}\nprint(x)\n")
@@ -324,39 +285,49 @@ def test_changing_an_imported_local_module_runs_the_script_again(root, build, im
     assert result.stdout == "new\n"
 
 
-def test_local_imports_are_found_transitively(root):
-    experiments = root / "experiments"
-    a = write(root, "experiments/a.py", "import os\nimport b\n")
-    write(root, "experiments/b.py", "from c import thing\n")
-    write(root, "experiments/c.py", "thing = 1\n")
-    write(root, "experiments/unused.py", "")
-    assert local_imports(a, experiments) == [experiments / "b.py", experiments / "c.py"]
-
-
-def test_importing_a_submodule_also_depends_on_its_package(root):
-    experiments = root / "experiments"
-    script = write(root, SCRIPT, "import pkg.mod\n")
+def test_a_module_loaded_with_importlib_is_a_recorded_input(root, build):
     write(root, "experiments/pkg/__init__.py", "")
-    write(root, "experiments/pkg/mod.py", "")
-    assert local_imports(script, experiments) == [experiments / "pkg" / "__init__.py", experiments / "pkg" / "mod.py"]
+    write(root, "experiments/pkg/mod.py", "x = 1\n")
+    write(root, SCRIPT, "import importlib\nprint(importlib.import_module('pkg.mod').x)\n")
+    _, result = build()
+    assert {"experiments/pkg/__init__.py", "experiments/pkg/mod.py", SCRIPT} <= set(result.inputs)
 
 
-def test_declared_data_files_are_read_from_the_module_level_list(root):
-    script = write(root, SCRIPT, 'DATA_FILES = ["experiments/b.txt", "experiments/a.txt"]\n')
-    assert declared_data_files(script, root) == [root / "experiments/a.txt", root / "experiments/b.txt"]
+def test_a_data_file_opened_with_open_is_a_recorded_input(root, build):
+    write(root, "experiments/data/values.txt", "1 2 3\n")
+    write(root, SCRIPT, "print(open('experiments/data/values.txt').read().split())\n")
+    _, result = build()
+    assert set(result.inputs) == {"experiments/data/values.txt", SCRIPT}
 
 
-def test_changing_a_declared_data_file_runs_the_script_again(root, build):
+def test_changing_a_file_opened_as_data_runs_the_script_again(root, build):
     write(root, "experiments/data.txt", "first data\n")
-    write(root, SCRIPT, """\
-        DATA_FILES = ["experiments/data.txt"]
-        print(open(DATA_FILES[0]).read().strip())
-    """)
+    write(root, SCRIPT, "print(open('experiments/data.txt').read().strip())\n")
     build()
     write(root, "experiments/data.txt", "second data\n")
     runner, result = build()
     assert runner.runs == 1
     assert result.stdout == "second data\n"
+
+
+def test_a_new_file_in_a_listed_folder_runs_the_script_again(root, build):
+    write(root, "experiments/data/a.txt", "")
+    write(root, SCRIPT, "import glob\nprint(sorted(glob.glob('experiments/data/*.txt')))\n")
+    build()
+    write(root, "experiments/data/b.txt", "")
+    runner, result = build()
+    assert runner.runs == 1
+    assert result.stdout == "['experiments/data/a.txt', 'experiments/data/b.txt']\n"
+
+
+def test_changing_a_file_the_run_did_not_read_keeps_its_cache(root, build):
+    write(root, "experiments/unused.txt", "before\n")
+    write(root, SCRIPT, printing("result"))
+    build()
+    write(root, "experiments/unused.txt", "after\n")
+    runner, result = build()
+    assert runner.runs == 0
+    assert result.cached
 
 
 def test_the_no_cache_variable_forces_a_run(root, build, monkeypatch):
@@ -375,7 +346,61 @@ def test_finish_removes_cache_entries_this_build_did_not_use(root, build, cache_
     write(root, SCRIPT, printing("result"))
     runner, _ = build()
     assert not stale.exists()
-    assert (cache_dir / "experiments" / f"{runner.cache_key(SCRIPT)}.json").is_file()
+    assert runner.cache_entry(SCRIPT).is_file()
+
+
+def test_ci_true_ignores_an_edited_cache_entry_and_runs_the_script(root, build, monkeypatch):
+    write(root, SCRIPT, printing("real output"))
+    first, _ = build()
+    edit_cache_entry(first, SCRIPT, stdout="fake output\n")
+    monkeypatch.setenv("CI", "true")
+    runner, result = build()
+    assert runner.runs == 1
+    assert not result.cached
+    assert result.stdout == "real output\n"
+
+
+def test_ci_true_runs_every_experiment_even_with_an_intact_cache_entry(root, build, monkeypatch):
+    write(root, SCRIPT, printing("result"))
+    build()
+    monkeypatch.setenv("CI", "true")
+    runner, result = build()
+    assert runner.runs == 1
+    assert not result.cached
+
+
+def test_an_edited_cache_entry_fails_its_checksum_and_the_script_runs_again(root, build, caplog):
+    caplog.set_level(logging.INFO, logger="mkdocs.codeproof.experiments")
+    write(root, SCRIPT, printing("real output"))
+    first, _ = build()
+    edit_cache_entry(first, SCRIPT, stdout="fake output\n")
+    runner, result = build()
+    assert runner.runs == 1
+    assert not result.cached
+    assert result.stdout == "real output\n"
+    entry = runner.cache_entry(SCRIPT)
+    assert caplog.messages == [
+        f"{SCRIPT}: discarded the damaged cache entry {entry} (its checksum does not match its content); "
+        f"the experiment runs again. Delete the folder {entry.parent} to clear the experiment cache"
+    ]
+
+
+def test_an_entry_checksummed_with_another_key_is_discarded(root, build, tmp_path):
+    write(root, SCRIPT, printing("result"))
+    first, _ = build()
+    (tmp_path / "secret" / "cache.key").write_bytes(b"k" * 32)  # another machine's secret
+    runner, result = build()
+    assert runner.runs == 1
+    assert not result.cached
+
+
+def test_the_cache_key_is_kept_outside_the_repository_readable_only_by_its_owner(root, build, tmp_path):
+    write(root, SCRIPT, printing("result"))
+    build()
+    key = tmp_path / "secret" / "cache.key"
+    assert len(key.read_bytes()) == 32
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert not any(p.name == "cache.key" for p in root.rglob("*"))
 
 
 # --- comparing outputs ---------------------------------------------------------------------
@@ -423,6 +448,12 @@ def archive_root(root: Path) -> Path:
     return root
 
 
+def archive(root: Path, name: str = "S"):
+    files, problems = read_resources(root)
+    assert problems == []
+    return build_archive(root, name, files)
+
+
 def archive_entries(data: bytes) -> list[zipfile.ZipInfo]:
     return zipfile.ZipFile(io.BytesIO(data)).infolist()
 
@@ -432,19 +463,19 @@ def archive_text(data: bytes, name: str) -> str:
 
 
 def test_the_archive_is_byte_identical_across_builds(archive_root):
-    assert build_archive(archive_root, "S").data == build_archive(archive_root, "S").data
+    assert archive(archive_root).data == archive(archive_root).data
 
 
 def test_the_archive_changes_when_a_script_changes(archive_root):
-    before = build_archive(archive_root, "S")
+    before = archive(archive_root)
     write(archive_root, "experiments/a.py", printing("a changed"))
-    after = build_archive(archive_root, "S")
+    after = archive(archive_root)
     assert after.data != before.data
     assert after.sha256 != before.sha256
 
 
 def test_archive_entries_are_sorted_with_fixed_timestamps(archive_root):
-    entries = archive_entries(build_archive(archive_root, "S").data)
+    entries = archive_entries(archive(archive_root).data)
     names = [entry.filename for entry in entries]
     assert names == sorted(names)
     assert {"experiments/a.py", "experiments/b.py", "experiments/data/values.txt"} <= set(names)
@@ -452,7 +483,7 @@ def test_archive_entries_are_sorted_with_fixed_timestamps(archive_root):
 
 
 def test_the_archive_pins_only_the_experiment_packages_and_has_a_readme(archive_root):
-    data = build_archive(archive_root, "Test series").data
+    data = archive(archive_root, "Test series").data
     assert archive_text(data, "requirements.txt").splitlines() == ["autograd==1.9.1", "numpy==2.2.6"]
     assert "Test series" in archive_text(data, "README.md")
     assert archive_text(data, "experiments/a.py") == (archive_root / "experiments/a.py").read_text(encoding="utf-8")
@@ -466,7 +497,8 @@ def test_an_autograd_other_than_the_baseline_version_fails_every_output_block(tm
     (tmp_path / "experiments").mkdir()
     (tmp_path / "experiments" / "x.py").write_text("print('hi')\n")
     series = series_from_extra({"name": "s", "baseline": {"repo": "HIPS/autograd", "commit": "a" * 40,
-                                "version": "0.0", "sdist": "autograd==0.0"}}, tmp_path)
+                                "version": "0.0", "sdist": "autograd==0.0",
+                                "sdist_sha256": SDIST_SHA256}}, tmp_path)
     (block,) = parse_post("docs/posts/x.md", "[OUTPUT]\nFile: experiments/x.py\n\n```text\nhi\n```\n").blocks
     engine = Engine(series)
     try:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-import codeproof.blocks
+from codeproof.engine import Engine
 from codeproof.guard import check_page
 from fixture_site import make_site
 
@@ -55,14 +57,12 @@ def test_a_proved_block_missing_from_the_page_is_a_problem():
 def test_a_block_the_parser_misses_still_fails_the_build(tmp_path, monkeypatch):
     """Defence in depth: with a parser blind to every block, the strict build fails on the page."""
     site = make_site(tmp_path)
-    real_parse = codeproof.blocks.parse_post
+    real_prove = Engine.prove_page
 
-    def blind(post, body, first_line=1):
-        parsed = real_parse(post, body, first_line)
-        parsed.blocks.clear()
-        return parsed
+    def blind(self, parsed, link):
+        return real_prove(self, dataclasses.replace(parsed, blocks=[]), link)
 
-    monkeypatch.setattr(codeproof.blocks, "parse_post", blind)
+    monkeypatch.setattr(Engine, "prove_page", blind)
     built, log = site.build()
     assert built is None
     assert "docs/posts/p.md:9: the rendered page shows '[REAL SOURCE]' outside a verified card" in log

@@ -1,7 +1,7 @@
 """Command line: verify and repair the posts without building the site.
 
     python -m hooks.codeproof check   [--no-cache]   verify every block; exit 1 on any problem
-    python -m hooks.codeproof update  [--no-cache]   rewrite drifted quotes and outputs in place
+    python -m hooks.codeproof update  [--no-cache] [--force]   rewrite drifted quotes and outputs in place
     python -m hooks.codeproof lock                   record blob SHA-1s of newly quoted files
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from .blocks import read_post
 from .config import SeriesConfigError, load_series
 from .engine import Engine, source_ref
-from .problems import report
+from .problems import Problem, report
 from .rewrite import rewrite_post
 from .sources import SourceError, default_store, git_blob_sha1
 
@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default="mkdocs.yml", type=Path, help="the site's mkdocs.yml")
     parser.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs/ beside mkdocs.yml)")
     parser.add_argument("--no-cache", action="store_true", help="run every experiment again")
+    parser.add_argument("--force", action="store_true",
+                        help=f"update: also replace quotes that share less than {SIMILARITY_FLOOR:.0%} with the source")
     args = parser.parse_args(argv)
     try:
         series = load_series(args.config)
@@ -33,26 +35,48 @@ def main(argv: list[str] | None = None) -> int:
         posts = [read_post(path, path.relative_to(series.root).as_posix())[0] for path in sorted(docs.rglob("*.md"))]
         if args.command == "lock":
             return lock(series, posts)
-        return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache)
+        return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force)
+    except KeyboardInterrupt:
+        print("interrupted: the experiments were stopped; every file is whole (posts are only ever replaced "
+              "whole)", file=sys.stderr)
+        return 130
     except (OSError, SeriesConfigError, SourceError) as error:
         hint = getattr(error, "hint", "")
         print(f"error: {error}" + (f"\n  hint: {hint}" if hint else ""), file=sys.stderr)
         return 2
 
 
-def check(series, posts, repair: bool, use_cache: bool) -> int:
-    started = time.monotonic()
+# Below this similarity (Checked.similarity: the share of a quote's characters that its closest run
+# of the source matches) a drifted quote is not a slip of the same code but other code: `update` would
+# replace it with unrelated lines, so it leaves it to the author unless told --force.
+SIMILARITY_FLOOR = 0.5
+
+
+def check(series, posts, repair: bool, use_cache: bool, force: bool = False) -> int:
     engine = Engine(series, use_cache=use_cache)
+    try:
+        return _check(engine, posts, repair, force)
+    except KeyboardInterrupt:  # stop the runs now, rather than wait for them
+        engine.runner.cancel()
+        raise
+
+
+def _check(engine: Engine, posts, repair: bool, force: bool) -> int:
+    started = time.monotonic()
+    series = engine.series
     engine.start_experiments(posts)
-    problems = [p for post in posts for p in post.problems]
+    problems = [p for post in posts for p in post.problems] + engine.runner.published()[1]
     blocks = 0
     for post in posts:
         results = [engine.check(block) for block in post.blocks]
         blocks += len(results)
         repairs = [r for r in results if r.repair is not None and (r.problem or r.warning)] if repair else []
+        unlike = [r for r in repairs if not force and r.similarity is not None and r.similarity < SIMILARITY_FLOOR]
+        repairs = [r for r in repairs if r not in unlike]
         if repairs:
             print(rewrite_post(series.root / post.post, post, repairs), end="")
-        problems += [p for r in results if r not in repairs for p in (r.problem, r.warning) if p]
+        problems += [p for r in results if r not in repairs and r not in unlike for p in (r.problem, r.warning) if p]
+        problems += [left_alone(r) for r in unlike]
     engine.runner.finish()
     seconds = time.monotonic() - started
     print(f"{blocks} blocks in {len(posts)} posts checked in {seconds:.2f} s; "
@@ -61,6 +85,16 @@ def check(series, posts, repair: bool, use_cache: bool) -> int:
         print(report(problems), file=sys.stderr)
         return 1
     return 0
+
+
+def left_alone(checked) -> Problem:
+    drift = checked.problem
+    return Problem(
+        drift.post, drift.line,
+        f"{drift.message}; update left it alone: it shares only {checked.similarity:.0%} with the closest lines "
+        f"of the source (less than {SIMILARITY_FLOOR:.0%}), so they are not the same code",
+        detail=drift.detail, hint="fix the quote or its Symbol by hand, or run `./dev.sh update --force` to take those lines",
+    )
 
 
 def lock(series, posts) -> int:

@@ -58,10 +58,15 @@ class ParsedPost:
     blocks: list[Block] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
+    @property
+    def unreadable(self) -> bool:
+        """The file could not be read as text (its problem says why), so it has no lines at all."""
+        return not self.lines
+
 
 def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
-    """A post file parsed (its blocks, or the problem that it is not UTF-8) and its front matter.
-    A byte order mark is dropped, as MkDocs drops it."""
+    """A post file parsed (its blocks, or the problem that it is not UTF-8) and its front matter,
+    read as MkDocs reads it: without a byte order mark, with universal newlines."""
     data = path.read_bytes()
     try:
         raw = data.decode("utf-8-sig")
@@ -71,6 +76,7 @@ def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
         parsed.problems.append(Problem(shown, line, f"byte {error.start} (0x{data[error.start]:02x}) is not UTF-8",
                                        hint="save the post as UTF-8"))
         return parsed, {}
+    raw = raw.replace("\r\n", "\n").replace("\r", "\n")  # as MkDocs reads it (universal newlines)
     first_line, body = split_front_matter(raw)
     return parse_post(shown, body, first_line), front_matter(raw)
 

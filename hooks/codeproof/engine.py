@@ -49,7 +49,7 @@ class Engine:
         """Start every experiment the posts' [OUTPUT] blocks need, before any page renders."""
         if self._version_problem() is None:
             for block in (b for post in posts for b in post.blocks if b.kind == "OUTPUT"):
-                if self._unusable_script(block.fields["File"]) is None:
+                if self._script(block.fields["File"])[0] is not None:
                     self.runner.start(block.fields["File"])
 
     def prove_page(self, parsed: ParsedPost, link: Callable[[str], str]) -> ProvedPage:
@@ -77,11 +77,11 @@ class Engine:
     def check(self, block: Block) -> Checked:
         if block.kind == "REAL SOURCE":
             return self._check_source(block)
-        unusable = self._unusable_script(block.fields["File"])
-        if unusable:
-            return self._problem(block, unusable, "name a script file under experiments/ that is UTF-8 text, not a link")
+        text, why, hint = self._script(block.fields["File"])
+        if text is None:
+            return self._problem(block, why, hint)
         if block.kind == "EXPERIMENT":
-            return verify_script_quote(block, (self.series.root / block.fields["File"]).read_bytes().decode("utf-8"))
+            return verify_script_quote(block, text)
         return self._check_output(block)
 
     def render(self, checked: Checked, link: Callable[[str], str]) -> str:
@@ -94,20 +94,15 @@ class Engine:
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt)
         return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run))
 
-    def _unusable_script(self, name: str) -> str | None:
-        """Why the script a block names cannot be quoted or run, or None."""
-        path = self.series.root / name
-        if path.is_symlink() or not path.resolve().is_relative_to(self.series.root.resolve() / "experiments"):
-            return f"{name} is a link or leads outside experiments/"
-        if path.is_dir():
-            return f"{name} is a directory"
-        if not path.is_file():
-            return f"{name} does not exist"
-        try:
-            path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as error:
-            return f"{name} is not UTF-8 text (byte {error.start})"
-        return None
+    def _script(self, name: str) -> tuple[str | None, str, str]:
+        """(text, "", "") of a script a block names, as the build publishes and runs it; or (None, why, hint)."""
+        files, refused = self.runner.resources()
+        if name in refused:
+            return None, f"{name}: {refused[name].message}", refused[name].hint
+        if name not in files:
+            what = "is a directory" if (self.series.root / name).is_dir() else "does not exist"
+            return None, f"{name} {what}", "create it, or fix the File line"
+        return files[name].decode("utf-8"), "", ""  # read_resources refuses scripts that are not UTF-8
 
     def _check_source(self, block: Block) -> Checked:
         ref = self.ref_of(block)
@@ -159,6 +154,8 @@ def run_failure(run: RunResult, timeout: float) -> str | None:
     if run.returncode != 0:
         tail = "\n".join(run.stderr.strip().splitlines()[-12:])
         return f"exited with status {run.returncode}\n{tail}"
+    if run.undecodable:  # never replaced silently: what is published must be what it printed
+        return f"printed output that is not UTF-8 ({run.undecodable}); only UTF-8 text is published"
     return None
 
 

@@ -1,30 +1,75 @@
-"""Run experiment scripts: once per build each, in parallel, in a fixed environment, cached.
+"""Run experiment scripts: once per build each, in parallel, contained, in a fixed environment, cached.
 
-A script runs as `python -B <script>` from the resource directory (the repository
-root), with stdin closed, a time-out that kills its whole process group, and
-capped output. A run is cached under a key that changes whenever anything that
-can change its output changes: the script, the local modules it imports
-(transitively), the data files it declares, Python, numpy and autograd.
+Containment. Nothing an experiment does may change what is published or the repository:
+
+- Each run happens in a scratch folder made for it outside the repository and removed afterwards:
+  `<tmp>/codeproof-run-*/resources/` holds a copy of the published resources (experiments/, as
+  resources.read_resources reads it: regular files only, no links), and the script runs there as
+  `python -B experiments/x.py`, with that folder as its working directory. Every relative path it
+  writes (site/..., docs/..., experiments/...) lands in the copy. HOME and TMPDIR are the run's
+  own `home/` and `tmp/` beside it.
+- Where bubblewrap (`bwrap`) works, the run is also in a sandbox: the whole file system read-only
+  except the run's folder and a private /tmp (so absolute paths cannot write to the repository
+  either), and a PID namespace that dies with the run. Without it ("subreaper" below) relative
+  paths are contained, absolute ones are not.
+- The script runs under a small supervisor (SUPERVISOR below, `python -c`) that makes itself a
+  child subreaper (prctl PR_SET_CHILD_SUBREAPER): every process the script leaves behind, however
+  it detached (setsid, double fork), is re-parented to it. When the script ends, or the runner
+  stops the run (time-out, output cap) with SIGTERM, the supervisor kills and reaps every
+  descendant before it exits, so no child holds the output pipes or outlives the run.
+- The environment is fixed (run_env): FIXED_ENV, PATH (the interpreter's folder, then SYSTEM_PATH),
+  HOME and TMPDIR in the run's folder, and PWD. Nothing is inherited from the build's environment:
+  the allow-list of inherited variables is empty.
+- Standard output must be UTF-8: other bytes fail the run (RunResult.undecodable), never replaced.
+
+Inputs. The supervisor's child installs an audit hook (sys.addaudithook) before it runs the script:
+it records every file under the copy that is opened (`open()`, `io.open_code`: imports, whether by
+`import` or `importlib`, and data files) and every folder listed (`os.listdir`, `os.scandir`: glob,
+and the import system's look-up in experiments/, so a script that imports anything depends on the
+names in experiments/: a new module there could shadow the one it imports). The run's inputs are
+those, with the SHA-256 of the bytes copied for them (RunResult.inputs). Not seen: files read by C
+code without Python's `open`, and stat-only checks such as os.path.exists.
+
+Cache. The last good run of each script is kept in `<cache>/experiments/<sha256(script, versions)>.json`
+and reused while the script and every recorded input hash the same and Python, numpy and autograd
+are the same versions. A cache is a convenience, never evidence:
+- A build with CI=true (or 1) in its environment (the publishing workflow, `.ci/run`) reads no entry
+  and runs every experiment: that is the guarantee of what is published. CODEPROOF_NO_CACHE=1 does
+  the same locally.
+- Locally each entry carries an HMAC-SHA256 over its name and content, keyed by a per-machine secret
+  kept outside the repository (~/.cache/codeproof/experiment-cache.key). An entry edited by hand,
+  damaged, or copied from another machine fails the check, is discarded and its experiment runs
+  again. Whoever can read that key can forge entries: the check guards against damage and edits in the
+  working tree, not against the machine's owner; CI=true is what guarantees a publication.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
+import hmac
 import json
+import logging
 import os
+import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from .problems import Problem
+from .resources import Resource, read_resources
 from .sources import write_atomically
+
+log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
 
 FIXED_ENV = {
     "PYTHONHASHSEED": "0",
@@ -40,7 +85,173 @@ FIXED_ENV = {
     "VECLIB_MAXIMUM_THREADS": "1",
     "MPLBACKEND": "Agg",
 }
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # after the interpreter's own folder; see run_env
 NO_CACHE_ENV = "CODEPROOF_NO_CACHE"  # set to 1 to run every experiment again
+SANDBOXES = ("bwrap", "subreaper")
+STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
+
+
+def default_key_file() -> Path:
+    """The per-machine secret of the cache's HMAC: outside the repository, in the user's cache folder."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "codeproof" / "experiment-cache.key"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1")
+
+
+# The supervisor, run as `python -B -c SUPERVISOR <record fd> <resource folder> <script>` in the run's
+# resource folder. A string, so that nothing of the engine is imported into the experiment's process.
+SUPERVISOR = r'''
+import ctypes, os, signal, sys, time
+
+record_fd, inside, script = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+os.set_inheritable(record_fd, False)  # the script's own children do not get it
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
+if prctl is None or prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+    sys.exit("codeproof: cannot contain the experiment: prctl(PR_SET_CHILD_SUBREAPER) is not available "
+             "(experiments run on Linux only)")
+prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)  # the build went away: clean up as on a time-out
+
+
+class Stop(Exception):
+    """The runner asked the run to end (SIGTERM): time-out or output cap."""
+
+
+def stop(signum, frame):
+    raise Stop
+
+
+def experiment(record_fd, inside, script):
+    """The forked child: record what the script opens and lists, then run it as `python -B script` would.
+
+    Everything it needs is local: the module's globals are replaced by the script's before it runs."""
+    import builtins
+    import os
+    import sys
+    from importlib.machinery import SourceFileLoader
+
+    seen = set()
+    write, realpath, fsdecode = os.write, os.path.realpath, os.fsdecode  # bound now: the script may patch os
+    kinds = {"open": "file", "os.listdir": "dir", "os.scandir": "dir"}
+
+    def record(event, args):
+        kind = kinds.get(event)
+        if kind is None or isinstance(args[0], int):  # other events; an already open descriptor
+            return
+        try:
+            path = realpath(fsdecode("." if args[0] is None else args[0]))
+            if path.startswith(inside + "/") and (kind, path) not in seen:
+                seen.add((kind, path))
+                write(record_fd, f"{kind}\t{path}\0".encode("utf-8", "surrogateescape"))
+        except Exception:  # never let the record change what the script does
+            pass
+
+    path = os.path.abspath(script)
+    sys.addaudithook(record)
+    sys.argv[:] = [script]
+    sys.path[0] = os.path.dirname(path)  # `python script` puts the script's folder first, -c the cwd
+    with open(path, "rb") as handle:  # recorded, as every input is
+        code = compile(handle.read(), path, "exec")
+    namespace = sys.modules["__main__"].__dict__
+    namespace.clear()
+    namespace.update(__name__="__main__", __doc__=None, __package__=None, __spec__=None, __cached__=None,
+                     __file__=path, __builtins__=builtins, __loader__=SourceFileLoader("__main__", path))
+    try:
+        exec(code, namespace)
+    except SystemExit:
+        raise
+    except BaseException as error:  # a traceback of the script's frames only, as `python script` prints
+        error = error.with_traceback(error.__traceback__.tb_next)
+        sys.excepthook(type(error), error, error.__traceback__)
+        sys.exit(1)
+
+
+def children():
+    me = str(os.getpid()).encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    if stat.read().rsplit(b")", 1)[1].split()[1] == me:
+                        found.append(int(name))
+            except (OSError, IndexError):
+                pass  # gone meanwhile
+    return found
+
+
+def end_descendants():
+    """Kill every child until none is left: orphans of killed ones are re-parented here, and killed too."""
+    while True:
+        for pid in children():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                time.sleep(0.005)
+        except ChildProcessError:
+            return
+
+
+signal.signal(signal.SIGTERM, stop)
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # held until the parent is in its try below
+child = os.fork()
+if child == 0:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    experiment(record_fd, inside, script)
+else:
+    status = None
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # a pending SIGTERM raises Stop here
+        status = os.waitpid(child, 0)[1]
+    except Stop:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # ending is under way: finish it
+        end_descendants()
+    if status is None:
+        sys.exit(124)
+    # A script killed by signal N ends with status 128+N, as in a shell (and as bwrap reports it).
+    sys.exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
+'''
+
+
+def bwrap_command(run_dir: Path, cwd: Path) -> list[str]:
+    """The sandbox: all read-only but the run's folder, a private /tmp, /dev and /proc; a PID namespace."""
+    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--bind", str(run_dir), str(run_dir), "--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
+
+
+@cache
+def bwrap_works() -> bool:
+    """bwrap is installed and may make namespaces here (some CI machines forbid them)."""
+    if shutil.which("bwrap") is None:
+        return False
+    try:
+        with tempfile.TemporaryDirectory(prefix="codeproof-probe-") as tmp:
+            probe = subprocess.run([*bwrap_command(Path(tmp), Path(tmp)), sys.executable, "-c", ""],
+                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0  # fails too where the interpreter lives under /tmp, which bwrap replaces
+
+
+def run_env(run_dir: Path) -> dict[str, str]:
+    """The whole environment of a run: nothing is inherited from the build's."""
+    return {
+        **FIXED_ENV,
+        "PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
+        "HOME": str(run_dir / "home"),
+        "TMPDIR": str(run_dir / "tmp"),
+        "PWD": str(run_dir / "resources"),  # the working directory (bwrap sets it; so does this, for both)
+    }
 
 
 @dataclass(frozen=True)
@@ -55,10 +266,14 @@ class RunResult:
     timed_out: bool = False
     overflow: bool = False  # output passed the cap and the run was killed
     cached: bool = False
+    undecodable: str = ""  # where standard output stopped being UTF-8, e.g. "byte 0xff on line 2"
+    # What the run read of the resources: "experiments/x.py" (a file opened or imported) or
+    # "experiments/" (a folder listed) -> SHA-256 of the bytes, or of the sorted names, it was given.
+    inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.overflow
+        return self.returncode == 0 and not self.timed_out and not self.overflow and not self.undecodable
 
 
 def toolchain_versions() -> dict[str, str]:
@@ -71,48 +286,38 @@ def toolchain_versions() -> dict[str, str]:
     return versions
 
 
-def local_imports(script: Path, experiments_dir: Path) -> list[Path]:
-    """Modules under experiments/ that the script imports, transitively (found with ast)."""
-    seen: dict[Path, None] = {}
-    pending = [script]
-    while pending:
-        tree = ast.parse(pending.pop().read_bytes())
-        for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            # `import pkg.mod` runs pkg/__init__.py too: every dotted prefix is a module to look for.
-            prefixes = {".".join(name.split(".")[: i + 1]) for name in names for i in range(name.count(".") + 1)}
-            for name in sorted(prefixes):
-                base = experiments_dir.joinpath(*name.split("."))
-                for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-                    if candidate.is_file() and candidate not in seen and candidate != script:
-                        seen[candidate] = None
-                        pending.append(candidate)
-    return sorted(seen)
-
-
-def declared_data_files(script: Path, root: Path) -> list[Path]:
-    """Files a script declares with a module-level `DATA_FILES = ["experiments/data/x.csv", ...]`."""
-    for node in ast.parse(script.read_bytes()).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "DATA_FILES" for t in node.targets):
-            return sorted(root / name for name in ast.literal_eval(node.value))
-    return []
+def input_digest(files: dict[str, bytes], name: str) -> str | None:
+    """SHA-256 of a file of the resources, or of the names in a folder ("experiments/sub/"); None if absent."""
+    if not name.endswith("/"):
+        return hashlib.sha256(files[name]).hexdigest() if name in files else None
+    names = sorted({path[len(name):].split("/")[0] for path in files if path.startswith(name)})
+    return hashlib.sha256("\n".join(names).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 class ExperimentRunner:
-    def __init__(self, root: Path, cache_dir: Path, timeout: float, output_cap: int, use_cache: bool = True):
+    def __init__(self, root: Path, cache_dir: Path, timeout: float, output_cap: int, use_cache: bool = True,
+                 sandbox: str | None = None, key_file: Path | None = None):
+        """sandbox: "bwrap" or "subreaper"; None takes bwrap where it works. key_file: the cache's secret."""
+        if sandbox not in (None, *SANDBOXES):
+            raise ValueError(f"sandbox must be one of {SANDBOXES}, not {sandbox!r}")
         self.root = root
         self.cache_dir = cache_dir / "experiments"
         self.timeout = timeout
         self.output_cap = output_cap
-        self.use_cache = use_cache and os.environ.get(NO_CACHE_ENV, "") in ("", "0")
+        # Caches are conveniences: CI trusts none (see the module's docstring).
+        self.use_cache = use_cache and os.environ.get(NO_CACHE_ENV, "") in ("", "0") and not in_ci()
+        self.sandbox = sandbox or ("bwrap" if bwrap_works() else "subreaper")
+        self.key_file = key_file or default_key_file()
         self.versions = toolchain_versions()
         self.runs = 0  # scripts actually run by this runner (cache hits do not count)
         self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="experiment")
         self._futures: dict[str, Future] = {}
-        self._used_keys: set[str] = set()
+        self._used_entries: set[str] = set()
         self._lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._published: tuple[list[Resource], list[Problem]] | None = None
+        self._running: set[subprocess.Popen] = set()  # supervisors under way, for cancel()
+        self._key: bytes | None = None
 
     def start(self, script: str) -> None:
         """Begin running `script` (a path relative to the root) unless it is already under way."""
@@ -129,48 +334,152 @@ class ExperimentRunner:
         self._pool.shutdown(wait=True)
         if self.cache_dir.is_dir():
             for entry in self.cache_dir.glob("*.json"):
-                if entry.stem not in self._used_keys:
+                if entry.name not in self._used_entries:
                     entry.unlink(missing_ok=True)
 
-    def cache_key(self, script: str) -> str:
-        path = self.root / script
-        digest = hashlib.sha256(json.dumps(self.versions, sort_keys=True).encode())
-        inputs = [path, *local_imports(path, self.root / "experiments"), *declared_data_files(path, self.root)]
-        for item in inputs:
-            digest.update(str(item.relative_to(self.root)).encode() + b"\0" + item.read_bytes() + b"\0")
-        return digest.hexdigest()
+    def cancel(self) -> None:
+        """Stop at once (Ctrl-C): queued runs never start, running ones are ended with every descendant.
+        Their scratch folders are removed by the runs' own threads; the cache keeps only whole entries."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            running = list(self._running)
+        for process in running:
+            _signal(process, signal.SIGTERM)
+
+    def cache_entry(self, script: str) -> Path:
+        """Where the last good run of `script` with this toolchain is kept."""
+        name = hashlib.sha256(json.dumps([script, self.versions], sort_keys=True).encode()).hexdigest()
+        return self.cache_dir / f"{name}.json"
+
+    def published(self) -> tuple[list[Resource], list[Problem]]:
+        """experiments/ as resources.read_resources reads it, once per runner (that is, per build):
+        what runs, what the site publishes and what the archive holds are the same bytes."""
+        with self._read_lock:
+            if self._published is None:
+                self._published = read_resources(self.root)
+            return self._published
+
+    def resources(self) -> tuple[dict[str, bytes], dict[str, Problem]]:
+        """The published resources as {path: bytes}, and {path: Problem} of the refused files."""
+        files, problems = self.published()
+        return {f.path: f.data for f in files}, {p.post: p for p in problems}
 
     def _result(self, script: str) -> RunResult:
-        try:
-            key = self.cache_key(script)
-        except (OSError, SyntaxError, ValueError) as error:
-            return self._failed(script, f"cannot read the experiment or its inputs: {error}")
+        files, problems = self.resources()
+        if script in problems:
+            return self._failed(script, f"cannot run it: {problems[script].message}")
+        if script not in files:
+            return self._failed(script, f"cannot run it: {script} is not a file under experiments/")
+        entry = self.cache_entry(script)
         with self._lock:
-            self._used_keys.add(key)
-        entry = self.cache_dir / f"{key}.json"
-        if self.use_cache and entry.is_file():
-            try:
-                return RunResult(**{**json.loads(entry.read_text(encoding="utf-8")), "cached": True})
-            except (ValueError, TypeError):
-                entry.unlink(missing_ok=True)  # a damaged entry is only a cache miss
-        result = self._run(script)
+            self._used_entries.add(entry.name)
+        if self.use_cache:
+            cached = self._load(entry, script, files)
+            if cached is not None:
+                return cached
+        result = self._run(script, files)
         if result.ok:
-            write_atomically(entry, json.dumps(asdict(result), ensure_ascii=False).encode("utf-8"))
+            self._store(entry, result)
         return result
+
+    # --- the cache --------------------------------------------------------------------------
+
+    def _secret(self) -> bytes | None:
+        """The per-machine HMAC key, made on first use; None (no caching) if it cannot be kept."""
+        with self._read_lock:
+            if self._key is None:
+                try:
+                    self.key_file.parent.mkdir(parents=True, exist_ok=True)
+                    try:
+                        fd = os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                        with os.fdopen(fd, "wb") as handle:
+                            handle.write(secrets.token_bytes(32))
+                    except FileExistsError:
+                        pass
+                    self._key = self.key_file.read_bytes()
+                    if len(self._key) < 32:
+                        raise OSError(f"{self.key_file} holds {len(self._key)} bytes, not 32")
+                except OSError as error:
+                    log.info(f"experiment cache off: cannot keep its key ({error}); "
+                             f"delete the folder {self.key_file.parent} if it is damaged")
+                    self._key = b""
+            return self._key or None
+
+    def _mac(self, key: bytes, entry: Path, body: dict) -> str:
+        text = entry.name + "\0" + json.dumps(body, sort_keys=True, ensure_ascii=False)
+        return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+    def _load(self, entry: Path, script: str, files: dict[str, bytes]) -> RunResult | None:
+        """The cached run, if its entry is intact and every input it recorded is unchanged."""
+        key = self._secret()
+        if key is None or not entry.is_file():
+            return None
+        try:
+            stored = json.loads(entry.read_text(encoding="utf-8"))
+            body = stored["entry"]
+            if not hmac.compare_digest(stored["mac"], self._mac(key, entry, body)):
+                raise ValueError("its checksum does not match its content")
+            result = RunResult(**{**body, "cached": True})
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            why = f"it has no {error} field" if isinstance(error, KeyError) else str(error)
+            log.info(f"{script}: discarded the damaged cache entry {entry} ({why}); the experiment runs again. "
+                     f"Delete the folder {self.cache_dir} to clear the experiment cache")
+            entry.unlink(missing_ok=True)
+            return None
+        if result.script != script or result.versions != self.versions or script not in result.inputs:
+            return None
+        if any(input_digest(files, name) != digest for name, digest in result.inputs.items()):
+            return None  # an input changed: run again
+        return result
+
+    def _store(self, entry: Path, result: RunResult) -> None:
+        key = self._secret()
+        if key is None:
+            return
+        body = asdict(result)
+        try:
+            data = json.dumps({"mac": self._mac(key, entry, body), "entry": body}, ensure_ascii=False, indent=1)
+            write_atomically(entry, data.encode("utf-8"))
+        except OSError as error:
+            log.info(f"{result.script}: cannot write the experiment cache ({error}); "
+                     f"delete the folder {self.cache_dir} if it is damaged")
+
+    # --- a run ------------------------------------------------------------------------------
 
     def _failed(self, script: str, why: str) -> RunResult:
         return RunResult(script, 1, "", why, 0.0, _today(), self.versions)
 
-    def _run(self, script: str) -> RunResult:
+    def _run(self, script: str, files: dict[str, bytes]) -> RunResult:
         with self._lock:
             self.runs += 1
-        env = {**os.environ, **FIXED_ENV}
+        with tempfile.TemporaryDirectory(prefix="codeproof-run-", ignore_cleanup_errors=True) as tmp:
+            run_dir = Path(tmp).resolve()
+            resources = run_dir / "resources"
+            for path, data in files.items():
+                (resources / path).parent.mkdir(parents=True, exist_ok=True)
+                (resources / path).write_bytes(data)
+            for name in ("home", "tmp"):
+                (run_dir / name).mkdir()
+            record = os.open(run_dir / "inputs", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                result = self._supervised(script, run_dir, record)
+            finally:
+                os.close(record)
+            inputs = self._inputs((run_dir / "inputs").read_bytes(), resources, script, files)
+        return replace(result, inputs=inputs)
+
+    def _supervised(self, script: str, run_dir: Path, record: int) -> RunResult:
+        cwd = run_dir / "resources"
+        argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(cwd), script]
+        if self.sandbox == "bwrap":
+            argv = bwrap_command(run_dir, cwd) + argv
         started = time.monotonic()
         process = subprocess.Popen(
-            [sys.executable, "-B", script],
-            cwd=self.root, env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            argv, cwd=cwd, env=run_env(run_dir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, pass_fds=(record,),
         )
+        with self._lock:
+            self._running.add(process)
         overflow = threading.Event()
         streams = [bytearray(), bytearray()]
         readers = [
@@ -184,21 +493,48 @@ class ExperimentRunner:
             process.wait(timeout=self.timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
-        _kill_group(process)  # also any child the script left behind, which would hold the pipes open
-        process.wait()
+        _stop(process)  # a no-op when the supervisor ended by itself, having ended every descendant
+        with self._lock:
+            self._running.discard(process)
         for reader in readers:
-            reader.join()
+            reader.join(STOP_GRACE)
+        timed_out = timed_out or any(reader.is_alive() for reader in readers)  # a pipe still held: never expected
+        with self._lock:
+            out, err = bytes(streams[0]), bytes(streams[1])
+        try:
+            stdout, undecodable = out.decode("utf-8"), ""
+        except UnicodeDecodeError as error:
+            stdout = out.decode("utf-8", errors="replace")
+            line = out[: error.start].count(b"\n") + 1
+            undecodable = f"byte 0x{out[error.start]:02x} on line {line}"
         return RunResult(
             script=script,
             returncode=None if (timed_out or overflow.is_set()) else process.returncode,
-            stdout=streams[0].decode("utf-8", errors="replace"),
-            stderr=streams[1].decode("utf-8", errors="replace"),
+            stdout=stdout,
+            stderr=err.decode("utf-8", errors="backslashreplace"),  # only ever shown in a failure report
             seconds=round(time.monotonic() - started, 3),
             verified_on=_today(),
             versions=self.versions,
             timed_out=timed_out,
             overflow=overflow.is_set(),
+            undecodable=undecodable,
         )
+
+    @staticmethod
+    def _inputs(record: bytes, resources: Path, script: str, files: dict[str, bytes]) -> dict[str, str]:
+        """The recorded paths that are resources, as repository paths, with the digest of what the run was given."""
+        names = {script}  # opened by the supervisor in any case
+        prefix = str(resources) + "/"
+        for line in record.decode("utf-8", "surrogateescape").split("\0"):
+            kind, _, path = line.partition("\t")
+            if not path.startswith(prefix):
+                continue
+            name = path[len(prefix):]
+            if kind == "file" and name in files:
+                names.add(name)
+            elif kind == "dir" and (name == "experiments" or name.startswith("experiments/")):
+                names.add(name + "/")
+        return {name: input_digest(files, name) for name in sorted(names)}
 
     def _drain(self, pipe, buffer: bytearray, streams: list[bytearray], overflow: threading.Event,
                process: subprocess.Popen) -> None:
@@ -210,15 +546,30 @@ class ExperimentRunner:
                     buffer.extend(chunk[: max(room, 0)])
                 if len(chunk) > room:
                     overflow.set()
-                    _kill_group(process)
+                    _signal(process, signal.SIGTERM)  # the supervisor ends the script and its descendants
                     return
 
 
-def _kill_group(process: subprocess.Popen) -> None:
+def _signal(process: subprocess.Popen, signum: int) -> None:
     try:
-        os.killpg(process.pid, signal.SIGKILL)
+        process.send_signal(signum)
     except ProcessLookupError:
         pass
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Ask the supervisor (or the sandbox) to end the run; kill its process group if it does not in time."""
+    if process.poll() is not None:
+        return
+    _signal(process, signal.SIGTERM)
+    try:
+        process.wait(STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
 
 
 def _today() -> str:

@@ -21,9 +21,13 @@ def relative_url(url: str, page_url: str) -> str:
     return rel + "/" if (not url or url.endswith("/")) and not rel.endswith("/") else rel
 
 
+def fence_for(text: str) -> str:
+    """Backticks that no run of backticks in `text` can close: one more than the longest, at least 3."""
+    return "`" * (max((len(run) for run in re.findall(r"`{3,}", text)), default=2) + 1)
+
+
 def _fence(text: str, lang: str, attrs: str = "") -> str:
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    ticks = "`" * (longest + 1)
+    ticks = fence_for(text)
     return f"{ticks}{lang}{' ' + attrs if attrs else ''}\n{text}\n{ticks}"
 
 

@@ -1,18 +1,39 @@
 """The resources readers download: each experiment script, and one reproducible archive.
 
-The archive holds experiments/, a requirements.txt pinning what they need, and a
-README. Its bytes depend only on its inputs: sorted entries, fixed timestamps.
+Everything published of experiments/ comes from read_resources, which reads the folder once: the
+script pages, the scripts themselves, the archive, and the copy each experiment runs in. Only
+regular files inside the repository are published. A symbolic link (to a file or a folder), a hard
+link, a FIFO or device, a file name that is not printable UTF-8, and a script that is not UTF-8
+are problems (the build fails), and such a file is neither read further, run, shown nor archived.
+
+A file name reaches a script page's front matter, heading, link and download attribute. The title
+is a YAML double-quoted string holding the name as text (the hook escapes front matter where the
+theme writes it into HTML). In the Markdown the name is written with HTML character references for
+everything but letters, digits, '.', '-' and '_' inside a word, which neither Markdown nor HTML reads
+as syntax; the link target is percent-encoded and the command shell-quoted inside a code span. So
+any printable name is published safely, and others are refused.
+
+The archive holds experiments/, a requirements.txt pinning what they need, and a README. Its bytes
+depend only on its inputs: sorted entries, fixed timestamps.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import json
+import os
 import re
+import shlex
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
+from .problems import Problem
+
+EXPERIMENTS = "experiments"
 ARCHIVE_URL = "downloads/experiments.zip"
 EXPERIMENT_PACKAGES = ("autograd", "numpy")
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -30,6 +51,18 @@ README = """\
 
 
 @dataclass(frozen=True)
+class Resource:
+    """One published file: its path from the repository root (POSIX, under experiments/) and its bytes."""
+
+    path: str
+    data: bytes
+
+    @property
+    def is_script(self) -> bool:
+        return self.path.endswith(".py")
+
+
+@dataclass(frozen=True)
 class Archive:
     data: bytes
 
@@ -42,8 +75,79 @@ class Archive:
         return len(self.data)
 
 
+def read_resources(root: Path) -> tuple[list[Resource], list[Problem]]:
+    """Every publishable file under experiments/, read once, in path order; and a problem for each other file."""
+    found: list[Resource] = []
+    problems: list[Problem] = []
+    top = root / EXPERIMENTS
+    if top.is_symlink():
+        problems.append(_link_problem(top, EXPERIMENTS))
+    elif top.is_dir():
+        _read_folder(root, EXPERIMENTS, found, problems)
+    return found, problems
+
+
+def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[Problem]) -> None:
+    try:
+        entries = sorted(os.scandir(root / folder), key=lambda e: e.name)
+    except OSError as error:
+        problems.append(Problem(folder, 1, f"cannot be read: {error.strerror}", hint="make it readable, or delete it"))
+        return
+    for entry in entries:
+        path = f"{folder}/{entry.name}"
+        if entry.name == "__pycache__":
+            continue
+        if not entry.name.isprintable():  # control characters, or bytes that are not UTF-8 (surrogates)
+            problems.append(Problem(_shown(path), 1, "the file name is not printable UTF-8, so it cannot be published",
+                                    hint="rename it (letters, digits, '-', '_' and '.' are safe everywhere)"))
+        elif entry.is_symlink():
+            problems.append(_link_problem(Path(entry.path), path))
+        elif entry.is_dir(follow_symlinks=False):
+            _read_folder(root, path, found, problems)
+        else:
+            resource, problem = _read_file(Path(entry.path), path)
+            found += [resource] if resource else []
+            problems += [problem] if problem else []
+
+
+def _read_file(file: Path, path: str) -> tuple[Resource | None, Problem | None]:
+    hint = "keep only regular files in experiments/: replace it with a copy of the file, or delete it"
+    try:
+        # O_NOFOLLOW: a link put in its place since the listing is refused too; O_NONBLOCK: a FIFO does not hang.
+        with open(os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return None, Problem(path, 1, "not a regular file, so it cannot be published", hint=hint)
+            if info.st_nlink > 1:  # it is also some other file, maybe outside the repository
+                return None, Problem(path, 1, f"a hard link (the file has {info.st_nlink} names), so it cannot be "
+                                              "published", hint=hint)
+            data = handle.read()
+    except OSError as error:
+        return None, Problem(path, 1, f"cannot be read: {error.strerror}", hint=hint)
+    if path.endswith(".py"):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[: error.start].count(b"\n") + 1
+            return None, Problem(path, line, f"the script is not UTF-8 (byte 0x{data[error.start]:02x} on line "
+                                             f"{line})", hint="save it as UTF-8")
+    return Resource(path, data), None
+
+
+def _link_problem(link: Path, path: str) -> Problem:
+    return Problem(path, 1, f"a symbolic link (to {os.readlink(link)}); only regular files inside the repository "
+                            "are published", hint="replace the link with a copy of the file it points to, or delete it")
+
+
+def _shown(path: str) -> str:
+    """A path that may hold bytes that are not UTF-8 or control characters, printable in a report."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def experiment_scripts(root: Path) -> list[Path]:
-    return sorted(p for p in (root / "experiments").rglob("*.py") if "__pycache__" not in p.parts)
+    """The publishable scripts (for the benchmarks); the build itself uses read_resources."""
+    return [root / r.path for r in read_resources(root)[0] if r.is_script]
 
 
 def experiment_requirements(root: Path) -> str:
@@ -56,9 +160,9 @@ def experiment_requirements(root: Path) -> str:
     return "\n".join(sorted(pins)) + "\n"
 
 
-def build_archive(root: Path, series_name: str) -> Archive:
-    entries = {p.relative_to(root).as_posix(): p.read_bytes() for p in (root / "experiments").rglob("*")
-               if p.is_file() and "__pycache__" not in p.parts}
+def build_archive(root: Path, series_name: str, files: list[Resource]) -> Archive:
+    """The archive of `files` (from read_resources), with the requirements and a README."""
+    entries = {r.path: r.data for r in files}
     entries["requirements.txt"] = experiment_requirements(root).encode()
     entries["README.md"] = README.format(name=series_name).encode()
     buffer = io.BytesIO()
@@ -81,13 +185,32 @@ def script_page_url(script: str) -> str:
     return script[: -len(".py")] + "/"
 
 
+def _references(name: str) -> str:
+    """The name as Markdown text that is also safe HTML (see the module's docstring)."""
+
+    def plain(i: int, c: str) -> bool:
+        inside_word = 0 < i < len(name) - 1 and name[i - 1].isalnum() and name[i + 1].isalnum()
+        return c.isalnum() or c in ".-" or (c == "_" and inside_word)  # Markdown ignores '_' inside a word
+
+    return "".join(c if plain(i, c) else f"&#{ord(c)};" for i, c in enumerate(name))
+
+
+def _code_span(text: str) -> str:
+    """A Markdown code span holding text verbatim, whatever backticks it holds."""
+    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return f"{ticks} {text} {ticks}" if len(ticks) > 1 else f"{ticks}{text}{ticks}"
+
+
 def script_page(script: str, text: str) -> str:
     """Markdown of the page that shows one script whole, with its line numbers and a download link."""
-    name = Path(script).name
+    name = script.rsplit("/", 1)[-1]
+    shown = _references(name)
+    fence = "`" * max(4, max((len(run) for run in re.findall("`{3,}", text)), default=0) + 1)
     return (
-        f"---\ntitle: {name}\n---\n\n# {name}\n\n"
-        f"[下载 {name}]({name}){{: download='{name}' }} · 在资源目录中运行：`python -B {script}`\n\n"
-        f'````python linenums="1"\n{text.rstrip(chr(10))}\n````\n'
+        f"---\ntitle: {json.dumps(name, ensure_ascii=False)}\n---\n\n# {shown}\n\n"
+        f"[下载 {shown}]({quote(name)}){{: download='{shown}' }} · "
+        f"在资源目录中运行：{_code_span('python -B ' + shlex.quote(script))}\n\n"
+        f'{fence}python linenums="1"\n{text.rstrip(chr(10))}\n{fence}\n'
     )
 
 

@@ -1,30 +1,42 @@
-"""`update`: write repaired quotes and outputs back into a post, touching nothing else."""
+"""`update`: write repaired quotes and outputs back into a post, touching nothing else.
+
+The post keeps its byte order mark, line endings and file mode; a fence is lengthened only when
+the new text holds a run of backticks that would close it."""
 
 from __future__ import annotations
 
+import codecs
 import difflib
 from pathlib import Path
 
-from .blocks import KEYS, ParsedPost
+from .blocks import FENCE_RE, KEYS, ParsedPost
+from .render import fence_for
 from .sources import write_atomically
 from .verify import Checked
 
 
 def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
     """Apply the repairs to the file at `path`; return a unified diff of what changed ('' if nothing)."""
-    raw = path.read_text(encoding="utf-8")
-    head = raw[: len(raw) - len("\n".join(parsed.lines))]  # the front matter, byte for byte
+    data = path.read_bytes()
+    bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+    raw = data[len(bom):].decode("utf-8")
+    newline = "\r\n" if raw.count("\r\n") * 2 > raw.count("\n") else "\n"  # the post's own line endings
+    text = raw.replace("\r\n", "\n")
+    head = text[: len(text) - len("\n".join(parsed.lines))]  # the front matter, byte for byte
     lines = list(parsed.lines)
     for checked in sorted(repairs, key=lambda c: c.block.start, reverse=True):
         block, new = checked.block, checked.repair.split("\n")
+        ticks = fence_for(checked.repair)
+        lang = KEYS[block.kind]["lang"]
         if block.quote is None:  # no fenced block yet: add one after the header paragraph
-            fence = "```"
-            lines[block.end : block.end] = ["", fence + KEYS[block.kind]["lang"], *new, fence]
-        else:
-            old_len = len(block.quote.split("\n"))
-            lines[block.quote_start : block.quote_start + old_len] = new
+            lines[block.end : block.end] = ["", ticks + lang, *new, ticks]
+            continue
+        opening, old_len = block.quote_start - 1, len(block.quote.split("\n"))
+        if len(FENCE_RE.match(lines[opening]).group("fence")) < len(ticks):  # the new text would close it
+            lines[opening], lines[block.quote_start + old_len] = ticks + lang, ticks
+        lines[block.quote_start : block.quote_start + old_len] = new
     updated = head + "\n".join(lines)
-    if updated == raw:
+    if updated == text:
         return ""
-    write_atomically(path, updated.encode("utf-8"))
-    return "".join(difflib.unified_diff(raw.splitlines(True), updated.splitlines(True), str(path), str(path)))
+    write_atomically(path, bom + updated.replace("\n", newline).encode("utf-8"))
+    return "".join(difflib.unified_diff(text.splitlines(True), updated.splitlines(True), str(path), str(path)))

@@ -1,0 +1,474 @@
+"""Experiments are contained: nothing a run does changes the repository, site/ or what is published.
+
+Each run test runs in both sandboxes: "subreaper" (the fallback, anywhere on Linux) and "bwrap"
+(skipped where bubblewrap cannot make namespaces). Processes a test starts carry a unique marker in
+their command line, so the test can tell that they are gone, and kill exactly them if they are not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+import uuid
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+import yaml
+
+from codeproof.config import _LenientLoader
+from codeproof.experiments import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
+from codeproof.problems import Problem
+from codeproof.resources import build_archive, read_resources, script_page
+from conftest import ROOT, mkdocs
+from test_experiments import SCRIPT, archive_entries, cache_dir, local_build, make_runner, printing, root, write  # noqa: F401
+
+LINK_HINT = "replace the link with a copy of the file it points to, or delete it"
+FILE_HINT = "keep only regular files in experiments/: replace it with a copy of the file, or delete it"
+HOSTILE = 'x"><img src=x onerror=alert(1)>.py'
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """SHA-256 of every file under root (and the target of every link), by relative path."""
+    digests = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            digests[rel] = "link to " + os.readlink(path)
+        elif path.is_file():
+            digests[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+        else:
+            digests[rel] = "folder"
+    return digests
+
+
+def processes_with(marker: str) -> list[int]:
+    """Running processes (not zombies) whose command line holds marker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                    found += [int(entry.name)] if state not in ("Z", "X") else []
+            except OSError:
+                pass  # ended meanwhile
+    return found
+
+
+def all_gone(marker: str, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while processes_with(marker):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def spawning(marker: str, body: str) -> str:
+    """A script that starts sleepers (command lines holding marker) as `body` says, waiting until each runs."""
+    return f"MARKER = {marker!r}\n" + '''\
+import os, subprocess, sys, time
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)", MARKER]
+
+
+def running(pid):
+    """Return once pid runs the sleeper (its exec is done), so that the run cannot end before it."""
+    deadline = time.monotonic() + 10
+    while MARKER.encode() not in open(f"/proc/{pid}/cmdline", "rb").read():
+        if time.monotonic() > deadline:
+            sys.exit("the sleeper never started")
+        time.sleep(0.01)
+
+
+''' + body
+
+
+# Detached: a new session, so no process group holds it; it keeps the script's stdout open.
+DETACHED = """\
+running(subprocess.Popen(SLEEPER, start_new_session=True).pid)
+print("parent done", flush=True)
+"""
+# A double fork: the middle process exits at once, so the sleeper is an orphan in its own session.
+ORPHAN = """\
+r, w = os.pipe()
+middle = os.fork()
+if middle == 0:
+    if os.fork() == 0:
+        os.setsid()
+        os.write(w, str(os.getpid()).encode())
+        os.execv(sys.executable, SLEEPER)
+    os._exit(0)
+os.waitpid(middle, 0)
+os.close(w)
+running(int(os.read(r, 32)))
+print("parent done", flush=True)
+"""
+
+
+# --- fixtures ------------------------------------------------------------------------------
+
+
+@pytest.fixture(params=[
+    "subreaper",
+    pytest.param("bwrap", marks=pytest.mark.skipif(not bwrap_works(), reason="bwrap is missing or cannot make namespaces here")),
+])
+def sandbox(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def run(make_runner, sandbox):
+    """Run one script in a fresh runner with the sandbox of the test; returns its RunResult."""
+
+    def go(script: str = SCRIPT, timeout: float = 20):
+        runner = make_runner(timeout=timeout, sandbox=sandbox)
+        assert runner.sandbox == sandbox
+        result = runner.result(script)
+        runner.finish()
+        return result
+
+    return go
+
+
+@pytest.fixture
+def marker():
+    """A unique marker; at teardown, any process still holding it (which the test started) is killed."""
+    mark = f"codeproof-test-{uuid.uuid4().hex}"
+    yield mark
+    for pid in processes_with(mark):
+        os.kill(pid, signal.SIGKILL)
+
+
+# --- the repository, and the run's folder --------------------------------------------------
+
+
+def test_a_run_cannot_change_the_repository_or_site_through_relative_paths(root, run):
+    write(root, "site/index.html", "<p>published</p>\n")
+    write(root, "docs/posts/x.md", "# A post\n")
+    write(root, SCRIPT, """\
+        import os, pathlib
+        for folder in ("site", "docs/posts", ".cache/experiments"):
+            os.makedirs(folder, exist_ok=True)
+        pathlib.Path("site/index.html").write_text("defaced")
+        pathlib.Path("site/new.html").write_text("new page")
+        with open("docs/posts/x.md", "a") as post:
+            post.write("appended to the post")
+        with open("experiments/x.py", "a") as script:
+            script.write("# changed itself")
+        pathlib.Path("requirements.txt").write_text("evil==1")
+        pathlib.Path(".cache/experiments/forged.json").write_text("{}")
+        pathlib.Path("../outside.txt").write_text("one folder up")
+        print("wrote")
+    """)
+    before = tree_digest(root)
+    result = run()
+    assert result.ok, result.stderr
+    assert result.stdout == "wrote\n"
+    assert tree_digest(root) == before
+
+
+@pytest.mark.skipif(not bwrap_works(), reason="bwrap is missing or cannot make namespaces here")
+def test_in_the_bwrap_sandbox_an_absolute_path_into_the_repository_is_read_only(tmp_path):
+    # Not under /tmp, which the sandbox replaces with its own: the repository must be visible to be read-only.
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as outside_tmp:
+        repo = Path(outside_tmp)
+        target = write(repo, "requirements.txt", "autograd==1.9.1\n")
+        write(repo, SCRIPT, f"open({str(target)!r}, 'a').write('evil==1')\n")
+        before = tree_digest(repo)
+        runner = ExperimentRunner(repo, tmp_path / ".cache", 20, 1 << 20, sandbox="bwrap", key_file=tmp_path / "key")
+        result = runner.result(SCRIPT)
+        runner.finish()
+        assert result.returncode == 1
+        assert result.stderr.splitlines()[-1] == f"OSError: [Errno 30] Read-only file system: {str(target)!r}"
+        assert tree_digest(repo) == before
+
+
+def test_the_run_happens_in_a_scratch_copy_that_is_removed_afterwards(root, run):
+    write(root, "experiments/data.txt", "copied\n")
+    write(root, SCRIPT, "import os\nprint(os.getcwd())\nprint(open('experiments/data.txt').read().strip())\n")
+    result = run()
+    cwd = Path(result.stdout.splitlines()[0])
+    assert result.stdout.splitlines()[1] == "copied"
+    assert cwd.name == "resources"
+    assert not cwd.is_relative_to(root)
+    assert not cwd.parent.exists()
+
+
+# --- the environment -----------------------------------------------------------------------
+
+
+def test_an_inherited_variable_is_not_visible(root, run, monkeypatch):
+    monkeypatch.setenv("FOO", "1")
+    write(root, SCRIPT, "import os\nprint(os.environ.get('FOO'))\n")
+    assert run().stdout == "None\n"
+
+
+def test_the_environment_is_exactly_the_documented_one(root, run):
+    write(root, SCRIPT, "import json, os\nprint(json.dumps(dict(os.environ)))\n")
+    env = json.loads(run().stdout)
+    run_dir = Path(env["PWD"]).parent
+    assert env == {
+        **FIXED_ENV,
+        "PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
+        "HOME": str(run_dir / "home"),
+        "TMPDIR": str(run_dir / "tmp"),
+        "PWD": str(run_dir / "resources"),
+    }
+
+
+# --- processes -----------------------------------------------------------------------------
+
+
+def test_a_detached_child_holding_stdout_ends_with_the_script(root, run, marker):
+    write(root, SCRIPT, spawning(marker, DETACHED))
+    started = time.monotonic()
+    result = run(timeout=20)
+    assert time.monotonic() - started < 10, "the run waited for the detached child"
+    assert result.ok, result.stderr
+    assert result.stdout == "parent done\n"
+    assert all_gone(marker), "the detached child outlived the run"
+
+
+def test_a_detached_child_is_gone_after_a_time_out(root, run, marker):
+    write(root, SCRIPT, spawning(marker, DETACHED + "time.sleep(60)\n"))
+    started = time.monotonic()
+    result = run(timeout=2)
+    assert time.monotonic() - started < 2 + 4, "the run outlasted its time-out"
+    assert result.timed_out
+    assert all_gone(marker), "the detached child outlived the time-out"
+
+
+def test_a_double_forked_orphan_is_gone_when_the_run_ends(root, run, marker):
+    write(root, SCRIPT, spawning(marker, ORPHAN))
+    started = time.monotonic()
+    result = run(timeout=20)
+    assert time.monotonic() - started < 10, "the run waited for the orphan"
+    assert result.ok, result.stderr
+    assert all_gone(marker), "the orphan outlived the run"
+
+
+def test_a_double_forked_orphan_is_gone_after_a_time_out(root, run, marker):
+    write(root, SCRIPT, spawning(marker, ORPHAN + "time.sleep(60)\n"))
+    result = run(timeout=2)
+    assert result.timed_out
+    assert all_gone(marker), "the orphan outlived the time-out"
+
+
+def test_a_failing_script_shows_a_traceback_of_its_own_frames(root, run):
+    write(root, SCRIPT, "def f():\n    raise ValueError('boom')\n\nf()\n")
+    result = run()
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[1].startswith('  File "') and lines[1].endswith('/resources/experiments/x.py", line 4, in <module>')
+    assert lines[-1] == "ValueError: boom"
+    assert "<string>" not in result.stderr
+
+
+def test_a_script_killed_by_a_signal_exits_with_128_plus_that_signal(root, run):
+    write(root, SCRIPT, "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    assert run().returncode == 128 + signal.SIGKILL
+
+
+# --- what is published of experiments/ -----------------------------------------------------
+
+
+def test_a_symlink_in_experiments_is_a_problem_and_is_not_read(root):
+    write(root, "experiments/a.py", printing("a"))
+    os.symlink("/etc/passwd", root / "experiments" / "passwd.py")
+    files, problems = read_resources(root)
+    assert [f.path for f in files] == ["experiments/a.py"]
+    assert problems == [Problem("experiments/passwd.py", 1, "a symbolic link (to /etc/passwd); only regular files "
+                                "inside the repository are published", hint=LINK_HINT)]
+
+
+def test_a_symlinked_folder_is_a_problem_and_is_not_walked(root):
+    os.symlink("/etc", root / "experiments" / "etc")
+    files, problems = read_resources(root)
+    assert files == []
+    assert problems == [Problem("experiments/etc", 1, "a symbolic link (to /etc); only regular files inside the "
+                                "repository are published", hint=LINK_HINT)]
+
+
+def test_a_symlinked_experiments_folder_is_a_problem(tmp_path):
+    os.symlink("/etc", tmp_path / "experiments")
+    assert read_resources(tmp_path) == ([], [Problem("experiments", 1, "a symbolic link (to /etc); only regular "
+                                                     "files inside the repository are published", hint=LINK_HINT)])
+
+
+def test_a_hard_link_is_a_problem(root):
+    write(root, "experiments/a.txt", "data\n")
+    os.link(root / "experiments" / "a.txt", root / "experiments" / "b.txt")
+    files, problems = read_resources(root)
+    assert files == []
+    assert problems == [
+        Problem(f"experiments/{name}", 1, "a hard link (the file has 2 names), so it cannot be published", hint=FILE_HINT)
+        for name in ("a.txt", "b.txt")
+    ]
+
+
+def test_a_fifo_is_a_problem_and_is_not_read(root):
+    os.mkfifo(root / "experiments" / "pipe.txt")
+    assert read_resources(root) == ([], [Problem("experiments/pipe.txt", 1, "not a regular file, so it cannot be "
+                                                 "published", hint=FILE_HINT)])
+
+
+def test_a_script_that_is_not_utf8_is_a_problem_naming_its_line(root):
+    (root / "experiments" / "latin.py").write_bytes(b"print('ok')\nname = 'caf\xe9'\n")
+    assert read_resources(root) == ([], [Problem("experiments/latin.py", 2, "the script is not UTF-8 (byte 0xe9 on "
+                                                 "line 2)", hint="save it as UTF-8")])
+
+
+def test_a_file_name_that_is_not_printable_is_a_problem(root):
+    write(root, "experiments/a\nb.py", printing("x"))
+    assert read_resources(root) == ([], [Problem("experiments/a\\nb.py", 1, "the file name is not printable UTF-8, "
+                                                 "so it cannot be published", hint="rename it (letters, digits, "
+                                                 "'-', '_' and '.' are safe everywhere)")])
+
+
+def test_a_symlinked_script_is_not_run(root, make_runner):
+    os.symlink("/etc/passwd", root / SCRIPT)
+    runner = make_runner()
+    result = runner.result(SCRIPT)
+    assert runner.runs == 0
+    assert not result.ok
+    assert result.stderr == ("cannot run it: a symbolic link (to /etc/passwd); only regular files inside the "
+                             "repository are published")
+
+
+def test_a_symlink_is_not_in_the_archive(root):
+    write(root, "experiments/a.py", printing("a"))
+    os.symlink("/etc/passwd", root / "experiments" / "passwd.txt")
+    files, _ = read_resources(root)
+    names = [entry.filename for entry in archive_entries(build_archive(root, "S", files).data)]
+    assert names == ["README.md", "experiments/a.py", "requirements.txt"]
+
+
+def test_a_hostile_file_name_is_quoted_or_escaped_in_each_place_of_its_page():
+    lines = script_page(f"experiments/{HOSTILE}", "print(1)\n").splitlines()
+    shown = "x&#34;&#62;&#60;img&#32;src&#61;x&#32;onerror&#61;alert&#40;1&#41;&#62;.py"
+    assert lines[1] == 'title: "x\\"><img src=x onerror=alert(1)>.py"'  # YAML text; the hook escapes it for HTML
+    assert lines[4] == f"# {shown}"
+    assert lines[6] == (f"[下载 {shown}](x%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E.py){{: download='{shown}' }}"
+                        " · 在资源目录中运行：`python -B 'experiments/x\"><img src=x onerror=alert(1)>.py'`")
+
+
+# --- in a real build -----------------------------------------------------------------------
+
+
+class _Page(HTMLParser):
+    """The decoded text of <title> and <h1>, and the attributes of the download link."""
+
+    def __init__(self, html_text: str):
+        super().__init__(convert_charrefs=True)
+        self.inside: str | None = None
+        self.text = {"title": "", "h1": ""}
+        self.download: dict[str, str] = {}
+        self.feed(html_text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.text:
+            self.inside = tag
+        if tag == "a" and "download" in dict(attrs):
+            self.download = dict(attrs)
+
+    def handle_endtag(self, tag):
+        if tag == self.inside:
+            self.inside = None
+
+    def handle_data(self, data):
+        if self.inside:
+            self.text[self.inside] += data
+
+
+def make_site(root: Path, experiments: dict[str, str]) -> Path:
+    """A small Material site using the series hook, with these experiments and no posts."""
+    real = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_LenientLoader)  # for extra.series
+    config = {
+        "site_name": "Containment",
+        "site_url": "https://example.org/",
+        "theme": {"name": "material"},
+        "hooks": [str(ROOT / "hooks" / "series.py")],
+        "plugins": ["search"],
+        "markdown_extensions": [  # the real site's, but toc's slugify, a Python object
+            "admonition", "attr_list", "md_in_html", "tables", {"toc": {"permalink": True}},
+            {"pymdownx.highlight": {"anchor_linenums": True, "line_spans": "__span", "linenums_style": "pymdownx-inline"}},
+            "pymdownx.inlinehilite", "pymdownx.superfences",
+        ],
+        "extra": {"series": {**real["extra"]["series"], "announced": []}},
+        "nav": [{"Home": "index.md"}],
+    }
+    write(root, "mkdocs.yml", yaml.safe_dump(config, allow_unicode=True))
+    write(root, "docs/index.md", "# Containment\n")
+    write(root, "requirements.txt", (ROOT / "requirements.txt").read_text(encoding="utf-8"))
+    for name, text in experiments.items():
+        write(root, f"experiments/{name}", text)
+    return root
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory) -> Path:
+    root = make_site(tmp_path_factory.mktemp("hostile"), {"ok.py": printing("ok"), HOSTILE: printing("hi")})
+    done = mkdocs(root, "build", "--strict")
+    assert done.returncode == 0, done.stderr
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def linked_site(tmp_path_factory):
+    root = make_site(tmp_path_factory.mktemp("linked"), {"ok.py": printing("ok")})
+    os.symlink("/etc/passwd", root / "experiments" / "passwd.py")
+    os.symlink("/etc/passwd", root / "experiments" / "secrets.txt")
+    return root / "site", mkdocs(root, "build", "--strict")
+
+
+def test_a_hostile_file_name_is_escaped_in_its_built_page(hostile_site):
+    page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
+    assert "<img" not in page
+    assert _Page(page).text["h1"].rstrip("¶") == HOSTILE
+
+
+def test_a_hostile_file_name_is_the_title_of_its_built_page(hostile_site):
+    page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
+    assert _Page(page).text["title"] == f"{HOSTILE} - Containment"
+
+
+def test_a_hostile_file_name_downloads_under_its_own_name(hostile_site):
+    page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
+    link = _Page(page).download
+    assert link["download"] == HOSTILE
+    assert unquote(link["href"]) == f"../{HOSTILE}"
+    assert (hostile_site / "experiments" / HOSTILE).read_text(encoding="utf-8") == printing("hi")
+
+
+def test_a_hostile_file_name_is_not_raw_html_in_the_search_index(hostile_site):
+    index = (hostile_site / "search" / "search_index.json").read_text(encoding="utf-8")
+    assert "<img" not in json.dumps(json.loads(index), ensure_ascii=False)  # Material shows its strings as HTML
+
+
+def test_a_symlink_in_experiments_fails_the_build_naming_it(linked_site):
+    _, done = linked_site
+    assert done.returncode == 1
+    for name in ("passwd.py", "secrets.txt"):
+        assert (f"experiments/{name}:1: a symbolic link (to /etc/passwd); only regular files inside the repository "
+                f"are published\n  hint: {LINK_HINT}") in done.stderr
+
+
+def test_a_symlink_in_experiments_is_published_nowhere(linked_site):
+    site, _ = linked_site
+    assert (site / "experiments" / "ok" / "index.html").is_file()  # the build got as far as publishing
+    assert not (site / "experiments" / "passwd").exists() and not (site / "experiments" / "passwd.py").exists()
+    names = [entry.filename for entry in archive_entries((site / "downloads" / "experiments.zip").read_bytes())]
+    assert names == ["README.md", "experiments/ok.py", "requirements.txt"]
+    passwd_line = Path("/etc/passwd").read_bytes().splitlines()[0]
+    assert [p for p in site.rglob("*") if p.is_file() and passwd_line in p.read_bytes()] == []
