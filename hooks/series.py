@@ -63,8 +63,9 @@ def on_files(files, config):
     for file in files.documentation_pages():
         parsed, meta = read_post(Path(file.abs_src_path), _post_path(file, root))
         build.parsed[file.src_uri] = parsed
-        info = overview.post_info(meta, file.src_uri, file.url)
+        info, problem = overview.post_info(meta, file.src_uri, file.url, parsed.post)
         build.posts += [info] if info else []
+        build.problems += [problem] if problem else []
     unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
     if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
         raise PluginError(report(unreadable))
@@ -107,11 +108,11 @@ def on_page_content(html, page, config, files):
 
 def on_page_context(context, page, config, nav):
     _escape_meta(page.meta)
-    number = page.meta.get("series")
-    if number is None:
+    this = next((post for post in build.posts if post.src_uri == page.file.src_uri), None)
+    if this is None:  # not a series post (or one whose front matter is a problem already reported)
         return context
     published = {post.number: (post.title, post.url) for post in build.posts}
-    previous, following = series_nav.neighbours(number, published, build.engine.series.announced)
+    previous, following = series_nav.neighbours(this.number, published, build.engine.series.announced)
     baseline = build.engine.series.baseline
     context["series"] = {
         "previous": previous,

