@@ -35,7 +35,7 @@ class _Build:
         self.archive = None
         self.posts: list[overview.PostInfo] = []  # the published posts, from their front matter
         self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
-        self.proved = {}  # src_uri -> (ParsedPost, number of verified cards), for the rendered-page guard
+        self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
 
 build = _Build()
@@ -66,6 +66,7 @@ def on_files(files, config):
         info, problem = overview.post_info(meta, file.src_uri, file.url, parsed.post)
         build.posts += [info] if info else []
         build.problems += [problem] if problem else []
+    build.problems += overview.duplicate_numbers(build.posts)
     unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
     if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
         raise PluginError(report(unreadable))
@@ -92,7 +93,7 @@ def on_page_markdown(markdown, page, config, files):
     proved = build.engine.prove_page(parsed, lambda url: relative_url(url, page.url))
     build.problems += proved.problems
     build.warnings += proved.warnings
-    build.proved[page.file.src_uri] = (parsed, proved.cards)
+    build.proved[page.file.src_uri] = (parsed, proved)
     page.meta.setdefault("description", overview.first_paragraph(proved.markdown))  # for <meta> and the feed
     if page.is_homepage:
         return overview.fill(proved.markdown, build.engine.series, build.posts, build.archive)
@@ -100,10 +101,13 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_page_content(html, page, config, files):
-    if page.file.src_uri in build.proved:  # a page we proved: check what it really shows
-        parsed, cards = build.proved[page.file.src_uri]
-        build.problems += guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, cards)
-    return html
+    if page.file.src_uri not in build.proved:  # a page we generated: no blocks
+        return html
+    parsed, proved = build.proved[page.file.src_uri]
+    seal = build.engine.seal
+    build.problems += guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal,
+                                       proved.accounted)
+    return guard.unseal(html, seal)
 
 
 def on_page_context(context, page, config, nav):

@@ -11,15 +11,24 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-# CI explores the same examples every run, so a submission's result does not depend on luck;
-# locally each run explores new ones.
-settings.register_profile("ci", derandomize=True)
-settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("true", "1") else "default")
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hooks"))
 
-from codeproof.config import load_series  # noqa: E402
+from codeproof.config import in_ci, load_series  # noqa: E402
+from codeproof.experiments import NO_CACHE_ENV  # noqa: E402
+
+# CI explores the same examples every run, so a submission's result does not depend on luck;
+# locally each run explores new ones.
+settings.register_profile("ci", derandomize=True)
+settings.load_profile("ci" if in_ci() else "default")
+
+
+@pytest.fixture(autouse=True)
+def local_build(monkeypatch):
+    """Every test runs as a developer's build unless it says otherwise (no CI=true, no CODEPROOF_NO_CACHE),
+    wherever the suite itself runs: tests of CI's behaviour set CI themselves."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
 
 
 def mkdocs(cwd: Path, *args: str) -> subprocess.CompletedProcess:

@@ -70,6 +70,7 @@ def test_blocks_shown_inside_code_fences_are_not_blocks():
         ("[REAL SOURCE]\nFile: autograd/core.py\u200b\nSymbol: f", "must be a relative POSIX path"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: ../..", "Repo '../..' is not owner/name"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: HIPS/..", "Repo 'HIPS/..' is not owner/name"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f(" + "-" * 600 + "1)", "Symbol is longer than 500 characters"),
     ],
 )
 def test_malformed_headers_are_problems_with_the_post_line(header, message):
@@ -116,6 +117,15 @@ NEAR_MISSES = [
     ("- [OUTPUT]", "it is indented or inside a list, quote or admonition"),
     ("> [REAL SOURCE]", "it is indented or inside a list, quote or admonition"),
     ("1. [REAL SOURCE]", "it is indented or inside a list, quote or admonition"),
+    ("## [REAL SOURCE]", "it is indented or inside a list, quote or admonition"),
+    ("**[REAL SOURCE]**", "it is indented or inside a list, quote or admonition"),
+    ("[REAL SOURCE] \u2713", "it is not written exactly so"),
+    ("[REAL SOURCE]<span hidden>x</span>", "it is not written exactly so"),
+    ("[REAL SOURCE]\u034f", "it holds invisible characters"),
+    ("[REAL SOURCE]\ufe0f", "it holds invisible characters"),
+    ("[REAL SOURCE]\u3164", "it holds invisible characters; it holds full-width or compatibility characters"),
+    ("[REAL\u2800SOURCE]", "it holds invisible characters"),
+    ("[R\u0415AL S\u041eURCE]", "it holds characters that only look like Latin letters"),
 ]
 
 
@@ -195,3 +205,10 @@ def test_a_post_that_is_not_utf8_is_a_problem_with_its_line(tmp_path):
     parsed, _ = read_post(path, "docs/posts/x.md")
     (problem,) = parsed.problems
     assert str(problem).startswith(f"docs/posts/x.md:12: byte {len(GOOD) + 5} (0xff) is not UTF-8")
+
+
+def test_markers_inside_an_indented_markdown_fence_are_problems():
+    """Markdown may read an indented fence as an indented code block and the block after it as Markdown."""
+    text = "<div markdown=\"1\">\n\n    ```markdown\n" + GOOD + "    ```\n</div>\n"
+    parsed = parse(text)
+    assert "block marker '[REAL SOURCE]' inside the code block opened at line 3" in parsed.problems[0].message

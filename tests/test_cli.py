@@ -148,3 +148,22 @@ def _runs(proc: Path, script: str) -> bool:
         return script in (proc / "cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return False
+
+
+def test_update_lengthens_a_tilde_fence_that_the_recorded_output_would_close(upstream, capsys):
+    script = upstream.site / "experiments" / "tildes.py"
+    script.parent.mkdir()
+    script.write_text('print("~~~")\nprint("after the fence")\n')
+    text = upstream.post.read_text() + "\n[OUTPUT]\nFile: experiments/tildes.py\n\n~~~text\nold\n~~~\n\nThe end.\n"
+    upstream.post.write_text(text)
+    assert run(upstream, "update", capsys)[0] == 0
+    assert upstream.post.read_text().endswith("~~~~text\n~~~\nafter the fence\n~~~~\n\nThe end.\n")
+    code, _, err = run(upstream, "check", capsys)
+    assert code == 0 and "3 blocks in 1 posts checked" in err
+
+
+def test_update_keeps_carriage_return_line_endings(upstream, capsys):
+    good = upstream.post.read_text()
+    upstream.post.write_bytes(good.replace("self.value = value", "self.value = valve").replace("\n", "\r").encode())
+    assert run(upstream, "update", capsys)[0] == 0
+    assert upstream.post.read_bytes() == good.replace("\n", "\r").encode()

@@ -27,7 +27,7 @@ from codeproof.experiments import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwra
 from codeproof.problems import Problem
 from codeproof.resources import build_archive, read_resources, script_page
 from conftest import ROOT, mkdocs
-from test_experiments import SCRIPT, archive_entries, cache_dir, local_build, make_runner, printing, root, write  # noqa: F401
+from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401
 
 LINK_HINT = "replace the link with a copy of the file it points to, or delete it"
 FILE_HINT = "keep only regular files in experiments/: replace it with a copy of the file, or delete it"
@@ -471,3 +471,17 @@ def test_a_symlink_in_experiments_is_published_nowhere(linked_site):
     assert names == ["README.md", "experiments/ok.py", "requirements.txt"]
     passwd_line = Path("/etc/passwd").read_bytes().splitlines()[0]
     assert [p for p in site.rglob("*") if p.is_file() and passwd_line in p.read_bytes()] == []
+
+
+@pytest.mark.skipif(not bwrap_works(), reason="bwrap is missing or cannot make namespaces here")
+def test_in_the_bwrap_sandbox_the_cache_key_cannot_be_read(root, make_runner, tmp_path):
+    key = tmp_path / "secret" / "cache.key"
+    write(root, SCRIPT, f"""\
+        try:
+            print(len(open({str(key)!r}, 'rb').read()), 'bytes of key')
+        except OSError as error:
+            print('no key:', type(error).__name__)
+    """)
+    result = make_runner(sandbox="bwrap").result(SCRIPT)  # the key is made before the run looks up the cache
+    assert key.stat().st_size == 32
+    assert result.stdout in ("0 bytes of key\n", "no key: PermissionError\n"), result.stderr

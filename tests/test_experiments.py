@@ -69,13 +69,6 @@ def edit_cache_entry(runner: ExperimentRunner, script: str, **changes) -> None:
 # --- fixtures ------------------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def local_build(monkeypatch):
-    """Tests run as a local build unless they say otherwise: no CI=true, no CODEPROOF_NO_CACHE."""
-    monkeypatch.delenv("CI", raising=False)
-    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     """A fake resource root: experiments/ and a requirements.txt."""

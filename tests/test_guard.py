@@ -7,16 +7,19 @@ import dataclasses
 import pytest
 
 from codeproof.engine import Engine
-from codeproof.guard import check_page
+from codeproof.guard import check_page, unseal
 from fixture_site import make_site
 
 POST = "docs/posts/x.md"
 SOURCE = ["Intro.", "", "[REAL SOURCE]", "File: a.py"]
+SEAL = "5eal" * 8
 CODE_LINE = '<span id="l1"><a href="#l1"></a><span class="p">[</span><span class="n">REAL</span> SOURCE<span class="p">]</span>\n</span>'
+CARD = f'<div class="proof-card proof-card--source" data-codeproof="{SEAL}"><pre><code>x = 1</code></pre></div>'
+EXAMPLE = '<div class="language-markdown highlight"><pre><span></span><code>{}</code></pre></div>'
 
 
-def guard(html: str, cards: int = 0):
-    return check_page(html, POST, SOURCE, 5, cards)
+def guard(html: str, cards: int = 0, reported: frozenset = frozenset()):
+    return check_page(html, POST, SOURCE, 5, cards, SEAL, set(reported))
 
 
 def test_marker_text_in_plain_code_is_a_problem_at_the_markers_source_line():
@@ -32,26 +35,56 @@ def test_marker_text_in_a_paragraph_is_a_problem_whatever_its_width_or_invisible
     assert "a [REAL SOURCE] block was published without being verified" in problem.message
 
 
-@pytest.mark.parametrize("wrapper", ['<div class="proof-card proof-card--source">{}</div>',
-                                     '<div class="proof-error">{}</div>',
-                                     '<div class="language-markdown highlight"><pre><code>{}</code></pre></div>'])
-def test_marker_text_inside_cards_error_boxes_and_markdown_examples_is_allowed(wrapper):
-    html = wrapper.format(CODE_LINE)
+def test_a_marker_heading_with_its_permalink_is_a_problem():
+    (problem,) = guard('<h2 id="x">[REAL SOURCE]<a class="headerlink" href="#x">&para;</a></h2>')
+    assert "a [REAL SOURCE] block was published without being verified" in problem.message
+
+
+@pytest.mark.parametrize("html", [
+    f'<div class="proof-card proof-card--source" data-codeproof="{SEAL}"><pre><code>{CODE_LINE}</code></pre></div>',
+    f'<div class="proof-error" data-codeproof="{SEAL}"><pre><code>{CODE_LINE}</code></pre></div>',
+    EXAMPLE.format(CODE_LINE),
+])
+def test_marker_text_in_sealed_cards_error_boxes_and_markdown_examples_is_allowed(html):
     assert guard(html, cards=html.count("proof-card ")) == []
+
+
+def test_marker_text_in_a_hand_written_markdown_wrapper_but_not_its_code_is_a_problem():
+    (problem,) = guard('<div class="language-markdown highlight"><p>[REAL SOURCE]\nFile: a.py</p></div>')
+    assert "a [REAL SOURCE] block was published without being verified" in problem.message
 
 
 def test_prose_that_mentions_a_marker_is_allowed():
     assert guard("<p>头部自成一段：<code>[REAL SOURCE]</code> 一行，随后是字段。</p>") == []
 
 
-def test_a_card_the_engine_did_not_prove_is_a_problem():
-    (problem,) = guard('<div class="proof-card proof-card--source"><pre>x = 1</pre></div>', cards=0)
-    assert problem.message == "the rendered page has 1 verified cards, but 0 blocks were verified"
+@pytest.mark.parametrize("forgery", [
+    '<div class="proof-card proof-card--source"><pre>x = 1</pre></div>',
+    '<div class="proof-card proof-card--source" data-codeproof="guessed"><pre>x = 1</pre></div>',
+    '<div class="proof-card proof-card--source" class="x"><pre>x = 1</pre></div>',
+    EXAMPLE.format("") + '<div class="language-markdown"><div class="proof-card"><pre>x</pre></div></div>',
+    '<div class="proof-error"><p>looks like an error box</p></div>',
+])
+def test_a_card_or_error_box_the_engine_did_not_render_is_a_forgery(forgery):
+    problems = guard(CARD + forgery, cards=1)
+    assert problems[0].message.startswith("the page holds a hand-written proof-")
+    assert problems[0].message.endswith("element: only the build renders verified cards")
 
 
-def test_a_proved_block_missing_from_the_page_is_a_problem():
+def test_the_sealed_cards_must_be_the_blocks_verified():
+    assert guard(CARD, cards=1) == []
     (problem,) = guard("<p>nothing</p>", cards=1)
     assert problem.message == "the rendered page has 0 verified cards, but 1 blocks were verified"
+
+
+def test_a_marker_is_blamed_on_a_source_line_not_already_reported():
+    source = ["[REAL SOURCE]", "", "## [REAL SOURCE]"]
+    (problem,) = check_page("<h2>[REAL SOURCE]</h2>", POST, source, 10, 0, SEAL, {10})
+    assert problem.line == 12
+
+
+def test_unseal_removes_the_seal_and_nothing_else():
+    assert unseal(CARD, SEAL) == '<div class="proof-card proof-card--source"><pre><code>x = 1</code></pre></div>'
 
 
 def test_a_block_the_parser_misses_still_fails_the_build(tmp_path, monkeypatch):

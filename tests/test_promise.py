@@ -154,3 +154,16 @@ def test_a_series_number_that_is_not_a_whole_number_fails_with_its_file(site):
     built, log = site.build()
     assert built is None
     assert "docs/posts/p.md:1: front matter: series 'X' is not a positive whole number" in log
+
+
+def test_two_posts_with_one_series_number_fail_naming_both(site):
+    site.post.write_text(POST, encoding="utf-8")
+    twin = site.post.with_name("twin.md")
+    twin.write_text(POST.replace('title: "Fixture post"', 'title: "Twin"'), encoding="utf-8")
+    try:
+        built, log = site.build()
+    finally:
+        twin.unlink()
+    assert built is None
+    assert "docs/posts/p.md:1: front matter: series 1 is also the number of docs/posts/twin.md" in log
+    assert "docs/posts/twin.md:1: front matter: series 1 is also the number of docs/posts/p.md" in log

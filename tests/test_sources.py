@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import tarfile
 
 import pytest
@@ -234,3 +235,25 @@ def test_the_committed_lock_matches_the_real_upstream_tree():
     series = load_series(ROOT / "mkdocs.yml")
     locked = Lock.read(series.lock_file).entries[series.baseline.repo][series.baseline.commit]
     assert locked and all(tree[path] == sha for path, sha in locked.items())
+
+
+def test_with_ci_no_cached_copy_is_read_so_a_forged_lock_and_cache_fail(upstream, monkeypatch):
+    """A cached copy proves only that it matches the lock; CI proves the lock against a fresh fetch."""
+    old = upstream.commits[0]
+    ref = FileRef("fixture/upstream", old, "pkg/mod.py")
+    forged = MODULE_V1.replace("x + 1", "x + 9")
+    store = locked_store(upstream, (old, forged))
+    store.cache_path(git_blob_sha1(forged.encode())).parent.mkdir(parents=True)
+    store.cache_path(git_blob_sha1(forged.encode())).write_text(forged)
+    assert store.read(ref) == forged  # a developer's build trusts its own cache
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(SourceError) as raised:
+        locked_store(upstream, (old, forged)).read(ref)
+    assert str(raised.value) == (f"{ref} is blob {git_blob_sha1(MODULE_V1.encode())} (from git), "
+                                 f"but the lock says {git_blob_sha1(forged.encode())}")
+
+
+def test_a_lock_path_that_is_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "sources.lock.json")
+    with pytest.raises(LockFileError, match="sources.lock.json:1: is not a regular file"):
+        Lock.read(tmp_path / "sources.lock.json")

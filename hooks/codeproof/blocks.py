@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from confusable_homoglyphs import confusables
 
 from .config import SHA_RE, normal_path, valid_repo
 from .problems import Problem
@@ -24,13 +25,21 @@ KEYS = {
     "OUTPUT": {"required": ("File",), "optional": ("Tolerance",), "lang": "text"},
 }
 HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
-# A line that is a marker once width, case, spacing, invisible characters, indentation and quote or
-# list markers are taken away (a colon may follow). Prose that mentions a marker is not one.
-NEAR_MARKER_RE = re.compile(r"^\[\s*(real[\s_-]*source|experiment|output)\s*\]\s*:?\s*$", re.I)
-CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|[!?]{3}\+?\s*\w.*$))*\s*")
+# A line that is a marker once its skeleton is taken (see marker_kind) and containers are stripped: after
+# the marker (and any emphasis or code marks) comes nothing but punctuation and symbols, or raw HTML. So
+# `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
+# (`[OUTPUT] 块记录输出`, `## `[OUTPUT]`：实验的输出`), a link (`[Output](…)`) or a link reference
+# (`[output]: https://…`) is prose.
+NEAR_MARKER_RE = re.compile(r"^\[\s*(real[\W_]*source|experiment|output)\s*\][*_~`]*(?:<|[^\w]*$)", re.I)
+# Quote and list markers, admonitions and details (`!!! note`, `??? note`), headings, and emphasis or
+# code marks around the marker.
+CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|#{1,6}\s|[!?]{3}\+?\s*\w.*$|[*_~`]+))*\s*")
+# Characters that render as nothing or as blank space without being Unicode format (Cf) or marks (M*).
+BLANKS = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 FIELD_RE = re.compile(r"^([A-Za-z]+):\s*(.*?)\s*$")
 FENCE_RE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
 FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
+MAX_FIELD = 500  # characters of a header value: more is a mistake, and parsing it would cost without bound
 # Fenced code in these languages is an example of the format (as in the authoring guide), never a block.
 EXAMPLE_LANGS = ("markdown", "md")
 
@@ -78,7 +87,29 @@ def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
         return parsed, {}
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")  # as MkDocs reads it (universal newlines)
     first_line, body = split_front_matter(raw)
-    return parse_post(shown, body, first_line), front_matter(raw)
+    parsed, meta = parse_post(shown, body, first_line), front_matter(raw)
+    parsed.problems += unsafe_front_matter(meta, raw.split("\n")[: first_line - 1], shown)
+    return parsed, meta
+
+
+# Front matter that the theme's tags, the navigation and the feed write into HTML and XML as it is.
+PUBLISHED_KEYS = ("title", "description", "tags", "categories")
+UNSAFE = "<>&"
+
+
+def unsafe_front_matter(meta: dict, head: list[str], post: str) -> list[Problem]:
+    """A problem for each published front-matter value holding `<`, `>` or `&`: templates outside this
+    project (Material's tags and navigation, the feed) publish them unescaped, as markup."""
+    problems = []
+    for key in PUBLISHED_KEYS:
+        values = meta.get(key) if isinstance(meta.get(key), list) else [meta.get(key)]
+        bad = [str(v) for v in values if v is not None and set(str(v)) & set(UNSAFE)]
+        if bad:
+            line = next((n for n, text in enumerate(head, 1) if text.startswith(f"{key}:")), 1)
+            problems.append(Problem(post, line, f"front matter: {key} {bad[0]!r} holds {sorted(set(bad[0]) & set(UNSAFE))}, "
+                                                "which the navigation, tags and feed would publish as markup",
+                                    hint="write it without <, > and & (use 与 or “and” for &)"))
+    return problems
 
 
 def split_front_matter(raw: str) -> tuple[int, str]:
@@ -100,12 +131,29 @@ def front_matter(raw: str) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
+def visible(text: str) -> str:
+    """What a reader sees of the text: compatibility forms folded (NFKC: full-width, ligatures) and
+    invisible characters dropped (format and control characters, combining marks, fillers)."""
+    text = unicodedata.normalize("NFKC", text).translate(BLANKS)
+    return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CM" or ch in "\t\n")
+
+
+def skeleton(text: str) -> str:
+    """The visible text in ASCII where it looks like ASCII: look-alike letters (Cyrillic Е, Greek Ο...)
+    mapped to the Latin ones they are confusable with (Unicode's confusables data)."""
+    text = visible(text)
+    if text.isascii():
+        return text
+    look_alikes = {found["character"]: next((h["c"] for h in found["homoglyphs"] if h["c"].isascii()), None)
+                   for found in confusables.is_confusable(text, greedy=True, preferred_aliases=["latin"]) or []}
+    return "".join(look_alikes.get(ch) or ch for ch in text)
+
+
 def marker_kind(line: str) -> str | None:
     """The block kind a line announces, however it is written, or None: the parser's test for
     near-misses and the rendered-page guard's test for marker text that escaped verification."""
-    text = "".join(ch for ch in unicodedata.normalize("NFKC", line) if unicodedata.category(ch) != "Cf")
-    match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", text, count=1).strip())
-    return " ".join(match.group(1).upper().replace("_", " ").replace("-", " ").split()) if match else None
+    match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", skeleton(line), count=1).strip())
+    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT"}[match.group(1)[0].lower()] if match else None
 
 
 def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:
@@ -140,7 +188,10 @@ def _skip_fenced_code(parsed: ParsedPost, start: int, fence: re.Match) -> int:
             hint=f"close it with a line of {fence.group('fence')}, or remove the stray fence: everything after it would show as code",
         ))
         return len(lines)
-    if fence.group("info").split(" ")[0].lower() not in EXAMPLE_LANGS:
+    # Only a top-level fence is surely a fence to Markdown too: an indented one may be an indented code
+    # block, whose "closing" fence leaves what follows as Markdown.
+    example = not fence.group("indent") and fence.group("info").split(" ")[0].lower() in EXAMPLE_LANGS
+    if not example:
         for j in range(start + 1, close - 1):
             if marker_kind(lines[j]):
                 parsed.problems.append(Problem(
@@ -155,18 +206,20 @@ def _skip_fenced_code(parsed: ParsedPost, start: int, fence: re.Match) -> int:
 def _near_miss(parsed: ParsedPost, index: int) -> Problem:
     line = parsed.lines[index]
     kind = marker_kind(line)
-    visible = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in line)
+    shown = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in line)
     reasons = []
     if CONTAINER_RE.match(line).group(0):
         reasons.append("it is indented or inside a list, quote or admonition")
-    if any(unicodedata.category(ch) == "Cf" for ch in line):
+    if any(unicodedata.category(ch)[0] in "CM" or ord(ch) in BLANKS for ch in line.strip(" \t")):
         reasons.append("it holds invisible characters")
     if any(unicodedata.normalize("NFKC", ch) != ch for ch in line):
         reasons.append("it holds full-width or compatibility characters")
+    if skeleton(line) != visible(line):
+        reasons.append("it holds characters that only look like Latin letters")
     reasons = reasons or ["it is not written exactly so"]
     return Problem(
         parsed.post, parsed.first_line + index,
-        f"{visible!r} looks like a [{kind}] block but is not one ({'; '.join(reasons)}), so it would not be verified",
+        f"{shown!r} looks like a [{kind}] block but is not one ({'; '.join(reasons)}), so it would not be verified",
         hint=f"write the line exactly `[{kind}]` at the start of a line, at the top level of the post",
     )
 
@@ -241,9 +294,11 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
 def _check_fields(kind: str, fields: dict[str, str], problem) -> None:
     spec = KEYS[kind]
     known = spec["required"] + spec["optional"]
-    for key in fields:
+    for key, value in fields.items():
         if key not in known:
             problem(0, f"unknown key {key!r}", f"{kind} takes {', '.join(known)}")
+        if len(value) > MAX_FIELD:
+            problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
     for key in spec["required"]:
         if not fields.get(key):
             problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")

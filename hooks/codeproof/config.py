@@ -5,6 +5,7 @@ Posts inherit the source baseline from here; nothing else repeats it.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,12 @@ from mkdocs.config import config_options as c
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def in_ci() -> bool:
+    """A build with CI=true (the publishing workflow, .ci/run) trusts no cache: what it publishes is
+    proven from the pinned hashes and fresh runs."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1")
 
 
 def valid_repo(repo: str) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import render, resources
-from .blocks import Block, ParsedPost
+from .blocks import Block, ParsedPost, marker_kind
 from .compare import normalize, output_diff, outputs_match
 from .config import Baseline, Series
 from .experiments import ExperimentRunner, RunResult
@@ -22,6 +22,7 @@ from .verify import Checked, Excerpt, verify_script_quote, verify_source_quote
 class ProvedPage:
     markdown: str  # each block replaced by its card, or by an error box where it failed
     cards: int = 0  # blocks verified and rendered as cards: the page must show exactly these
+    accounted: set[int] = field(default_factory=set)  # file lines of verified blocks and of reported problems
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
 
@@ -37,6 +38,7 @@ class Engine:
         use_cache: bool = True,
     ):
         self.series = series
+        self.seal = render.new_seal()  # marks what this build's engine rendered (see guard)
         self.store = store or default_store(series)
         self.runner = runner or ExperimentRunner(
             series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache
@@ -55,19 +57,21 @@ class Engine:
     def prove_page(self, parsed: ParsedPost, link: Callable[[str], str]) -> ProvedPage:
         """The post's Markdown with every block verified and rendered; failures shown in place."""
         lines = list(parsed.lines)
-        proved = ProvedPage("", problems=list(parsed.problems))
+        proved = ProvedPage("", problems=list(parsed.problems), accounted={p.line for p in parsed.problems})
         replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
         boxes: dict[int, list[Problem]] = {}  # each problem shown below the line it is about
         for problem in parsed.problems:
             boxes.setdefault(min(max(problem.line - parsed.first_line, 0), len(lines) - 1), []).append(problem)
         for index, problems in boxes.items():
-            shown = lines[index:index + 1] + [render.problem_box(p) for p in problems]
-            replacements.append((index, index + 1, "\n".join(shown)))
+            # A line that announces a block is replaced by its box: shown as text, it would be published unverified.
+            kept = [] if marker_kind(lines[index]) else lines[index:index + 1]
+            replacements.append((index, index + 1, "\n".join(kept + [render.problem_box(p, self.seal) for p in problems])))
         for checked in map(self.check, parsed.blocks):
             proved.problems += [checked.problem] if checked.problem else []
             proved.warnings += [checked.warning] if checked.warning else []
-            shown = render.problem_box(checked.problem) if checked.problem else self.render(checked, link)
+            shown = render.problem_box(checked.problem, self.seal) if checked.problem else self.render(checked, link)
             proved.cards += checked.problem is None
+            proved.accounted.add(checked.block.line)
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]
@@ -88,11 +92,11 @@ class Engine:
         """Markdown for a verified block; `link` turns a site URL into one relative to the page."""
         block, excerpt = checked.block, checked.excerpt
         if block.kind == "REAL SOURCE":
-            return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt)
+            return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt, self.seal)
         page = link(resources.script_page_url(block.fields["File"]))
         if block.kind == "EXPERIMENT":
-            return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt)
-        return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run))
+            return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal)
+        return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run), self.seal)
 
     def _script(self, name: str) -> tuple[str | None, str, str]:
         """(text, "", "") of a script a block names, as the build publishes and runs it; or (None, why, hint)."""

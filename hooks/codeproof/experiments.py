@@ -65,6 +65,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from .config import in_ci
 from .problems import Problem
 from .resources import Resource, read_resources
 from .sources import write_atomically
@@ -95,10 +96,6 @@ def default_key_file() -> Path:
     """The per-machine secret of the cache's HMAC: outside the repository, in the user's cache folder."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "codeproof" / "experiment-cache.key"
-
-
-def in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("true", "1")
 
 
 # The supervisor, run as `python -B -c SUPERVISOR <record fd> <resource folder> <script>` in the run's
@@ -223,10 +220,12 @@ else:
 '''
 
 
-def bwrap_command(run_dir: Path, cwd: Path) -> list[str]:
+def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = ()) -> list[str]:
     """The sandbox: all read-only but the run's folder (its own /dev and /proc); a PID namespace.
-    /tmp stays visible, read-only: the repository or the interpreter may live there."""
-    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    /tmp stays visible, read-only: the repository or the interpreter may live there. `hidden` files
+    (the cache's key) read as empty, so an experiment cannot print the key."""
+    hide = [arg for file in hidden if file.is_file() for arg in ("--ro-bind", "/dev/null", str(file))]
+    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *hide,
             "--bind", str(run_dir), str(run_dir), "--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
 
 
@@ -473,7 +472,7 @@ class ExperimentRunner:
         cwd = run_dir / "resources"
         argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(cwd), script]
         if self.sandbox == "bwrap":
-            argv = bwrap_command(run_dir, cwd) + argv
+            argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,)) + argv
         started = time.monotonic()
         process = subprocess.Popen(
             argv, cwd=cwd, env=run_env(run_dir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ class PostInfo:
     date: str
     src_uri: str  # e.g. posts/custom-primitive.md
     url: str  # e.g. posts/custom-primitive/
+    post: str  # the file, as messages name it: docs/posts/custom-primitive.md
 
 
 def post_info(meta: dict, src_uri: str, url: str, post: str) -> tuple[PostInfo | None, Problem | None]:
@@ -29,7 +31,20 @@ def post_info(meta: dict, src_uri: str, url: str, post: str) -> tuple[PostInfo |
         return None, Problem(post, 1, f"front matter: series {number!r} is not a positive whole number",
                              hint="write the post's number in the series, e.g. `series: 6`")
     title = str(meta.get("title", "")).split("：", 1)[-1]
-    return PostInfo(number, title, str(meta.get("date", "")), src_uri, url), None
+    return PostInfo(number, title, str(meta.get("date", "")), src_uri, url, post), None
+
+
+def duplicate_numbers(posts: list[PostInfo]) -> list[Problem]:
+    """Two posts with one number would hide one of them from the overview and the navigation."""
+    by_number: dict[int, list[PostInfo]] = {}
+    for post in posts:
+        by_number.setdefault(post.number, []).append(post)
+    return [
+        Problem(post.post, 1, f"front matter: series {post.number} is also the number of "
+                              f"{', '.join(other.post for other in same if other is not post)}",
+                hint="give each post its own number in the series")
+        for same in by_number.values() if len(same) > 1 for post in same
+    ]
 
 
 def baseline(series: Series) -> str:
@@ -41,10 +56,16 @@ def baseline(series: Series) -> str:
     )
 
 
+def cell(text: str) -> str:
+    """Text as the content of a Markdown table cell or link text: HTML-escaped, and with `|`, `[`, `]`
+    written as character references so they neither split the row nor end the link."""
+    return html.escape(text).replace("|", "&#124;").replace("[", "&#91;").replace("]", "&#93;")
+
+
 def posts_table(series: Series, posts: list[PostInfo]) -> str:
-    rows = {n: f"| 第{chinese_number(n)}篇 | {title or '—'} | 已预告 |" for n, title in series.announced.items()}
+    rows = {n: f"| 第{chinese_number(n)}篇 | {cell(title or '—')} | 已预告 |" for n, title in series.announced.items()}
     for post in posts:
-        rows[post.number] = f"| 第{chinese_number(post.number)}篇 | [{post.title}]({post.src_uri}) | 已发布 · {post.date} |"
+        rows[post.number] = f"| 第{chinese_number(post.number)}篇 | [{cell(post.title)}]({post.src_uri}) | 已发布 · {cell(post.date)} |"
     return "| 序号 | 文章 | 状态 |\n| --- | --- | --- |\n" + "\n".join(rows[n] for n in sorted(rows))
 
 

@@ -20,20 +20,24 @@ def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
     data = path.read_bytes()
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
     raw = data[len(bom):].decode("utf-8")
-    newline = "\r\n" if raw.count("\r\n") * 2 > raw.count("\n") else "\n"  # the post's own line endings
-    text = raw.replace("\r\n", "\n")
+    crlf = raw.count("\r\n")
+    endings = {"\r\n": crlf, "\r": raw.count("\r") - crlf, "\n": raw.count("\n") - crlf}
+    newline = max(endings, key=endings.get)  # the post's own line endings (the most used, if they are mixed)
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
     head = text[: len(text) - len("\n".join(parsed.lines))]  # the front matter, byte for byte
     lines = list(parsed.lines)
     for checked in sorted(repairs, key=lambda c: c.block.start, reverse=True):
         block, new = checked.block, checked.repair.split("\n")
-        ticks = fence_for(checked.repair)
         lang = KEYS[block.kind]["lang"]
         if block.quote is None:  # no fenced block yet: add one after the header paragraph
+            ticks = fence_for(checked.repair)
             lines[block.end : block.end] = ["", ticks + lang, *new, ticks]
             continue
         opening, old_len = block.quote_start - 1, len(block.quote.split("\n"))
-        if len(FENCE_RE.match(lines[opening]).group("fence")) < len(ticks):  # the new text would close it
-            lines[opening], lines[block.quote_start + old_len] = ticks + lang, ticks
+        fence = FENCE_RE.match(lines[opening]).group("fence")
+        safe = fence_for(checked.repair, fence[0])
+        if len(fence) < len(safe):  # the new text would close the fence: lengthen it
+            lines[opening], lines[block.quote_start + old_len] = safe + lang, safe
         lines[block.quote_start : block.quote_start + old_len] = new
     updated = head + "\n".join(lines)
     if updated == text:

@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import SHA_RE, Baseline, normal_path, valid_repo
+from .config import SHA_RE, Baseline, in_ci, normal_path, valid_repo
 
 
 @dataclass(frozen=True, order=True)
@@ -87,6 +87,8 @@ class Lock:
         if not path.exists():
             return cls(path)
         name = path.name
+        if not path.is_file() and not path.is_dir():  # a FIFO would block the build; a device is no lock
+            raise LockFileError(f"{name}:1: is not a regular file", "remove it; `./dev.sh lock` writes it anew")
         try:
             text = path.read_bytes().decode("utf-8")
             entries = json.loads(text)
@@ -268,12 +270,15 @@ class SourceStore:
 
     Fetched files are cached by their blob SHA-1 (content-addressed), so a cached copy is
     looked up by what the lock expects and proven by its own name: a wrong lock entry is a
-    cache miss and a fetch, never mistaken for a changed cache."""
+    cache miss and a fetch, never mistaken for a changed cache. A cached copy only proves that it
+    matches the lock, not that the lock matches upstream: a store that must prove both (CI, `lock`)
+    reads no cached copy, so every file is fetched and proven by its provider, then by the lock."""
 
-    def __init__(self, lock: Lock, cache_dir: Path, providers: list):
+    def __init__(self, lock: Lock, cache_dir: Path, providers: list, read_cache: bool = True):
         self.lock = lock
         self.cache_dir = cache_dir / "blobs"
         self.providers = providers
+        self.read_cache = read_cache
         self._texts: dict[FileRef, str] = {}  # once per build, whatever the number of quotes
 
     def cache_path(self, blob: str) -> Path:
@@ -297,7 +302,7 @@ class SourceStore:
                 hint="run `./dev.sh lock` (python -m hooks.codeproof lock) to record it, and commit the lock",
             )
         cached = self.cache_path(expected)
-        if cached.is_file():
+        if self.read_cache and cached.is_file():
             data = cached.read_bytes()
             if git_blob_sha1(data) != expected:
                 raise SourceError(
@@ -332,9 +337,12 @@ class SourceStore:
 
 
 def default_store(series, lock: Lock | None = None, fresh: bool = False) -> SourceStore:
-    """The store a build uses; `fresh` (for `lock`) fetches git commits anew instead of from the cache."""
+    """The store a build uses. `fresh` (for `lock`, and always with CI=true) trusts no cache: git
+    commits are fetched anew and no cached copy is read; the release archive is used only as its
+    pinned SHA-256 proves it."""
+    fresh = fresh or in_ci()
     lock = lock or Lock.read(series.lock_file)
     providers = [GitProvider(series.git_remote, series.cache_dir, fresh=fresh)]
     if series.baseline.sdist:
         providers.append(SdistProvider(series.baseline, series.cache_dir))
-    return SourceStore(lock, series.cache_dir, providers)
+    return SourceStore(lock, series.cache_dir, providers, read_cache=not fresh)

@@ -81,6 +81,9 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
         return Checked(block, problem=Problem(block.post, block.line, f"{label}: {error}", hint=error.hint))
     except SyntaxError as error:
         return Checked(block, problem=Problem(block.post, block.line, f"{label}: file does not parse: {error}"))
+    except (RecursionError, MemoryError, ValueError) as error:  # nested too deep, null bytes: ast gives up
+        return Checked(block, problem=Problem(block.post, block.line, f"{label}: cannot be parsed: {type(error).__name__}",
+                                              hint="quote a Python source file, with a short Symbol"))
     region = Span(min(s.first for group in spans for s in group), max(s.last for group in spans for s in group))
 
     def inside(first: int, last: int) -> bool:
