@@ -11,6 +11,7 @@ from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.utils import clean_directory
 
 from codeproof import guard, overview, resources, series_nav
 from codeproof.blocks import parse_post, read_post
@@ -18,7 +19,7 @@ from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.sources import SourceError
 from codeproof.render import relative_url
-from codeproof.problems import report
+from codeproof.problems import Problem, report, shown_path
 
 log = get_plugin_logger(__name__)
 
@@ -28,8 +29,9 @@ class _Build:
 
     serving = False
 
-    def __init__(self, engine: Engine | None = None):
+    def __init__(self, engine: Engine | None = None, site_dir: str | None = None):
         self.engine = engine
+        self.site_dir = site_dir
         self.problems = []
         self.warnings = []
         self.archive = None
@@ -49,7 +51,7 @@ def on_config(config):
     global build
     root = Path(config.config_file_path).resolve().parent
     try:
-        build = _Build(Engine(series_from_extra(config.extra.get("series"), root)))
+        build = _Build(Engine(series_from_extra(config.extra.get("series"), root)), config.site_dir)
     except SeriesConfigError as error:
         raise PluginError(str(error)) from None
     except SourceError as error:  # e.g. a lock file that is not a lock
@@ -60,13 +62,20 @@ def on_config(config):
 def on_files(files, config):
     engine = build.engine
     root = engine.series.root
+    unnamed = [Problem(shown_path(f.abs_src_path, root), 1, "the file name is not UTF-8 text, so it has no address",
+                       hint="rename it") for f in files if not f.src_uri.isprintable()]
+    if unnamed:  # MkDocs would stop on it with a traceback
+        raise PluginError(report(unnamed))
     for file in files.documentation_pages():
-        parsed, meta = read_post(Path(file.abs_src_path), _post_path(file, root))
+        parsed, meta = read_post(Path(file.abs_src_path), shown_path(file.abs_src_path, root))
         build.parsed[file.src_uri] = parsed
         info, problem = overview.post_info(meta, file.src_uri, file.url, parsed.post)
         build.posts += [info] if info else []
         build.problems += [problem] if problem else []
     build.problems += overview.duplicate_numbers(build.posts)
+    docs = Path(config.docs_dir)  # the author's files; the theme's are the theme's
+    build.problems += guard.unchecked_files([shown_path(f.abs_src_path, root) for f in files if not f.generated_by
+                                             and Path(f.abs_src_path).is_relative_to(docs)])
     unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
     if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
         raise PluginError(report(unreadable))
@@ -139,6 +148,15 @@ def on_post_build(config):
         log.error(text)  # serve keeps going: the pages show each problem in place
 
 
+def on_build_error(error):
+    """A failed build publishes nothing: the pages already written may hold what failed verification."""
+    if build.engine:  # None when the configuration itself failed
+        build.engine.runner.cancel()
+    if not build.serving and build.site_dir:
+        clean_directory(build.site_dir)
+        log.info(f"emptied {build.site_dir}: the build failed, so nothing in it is verified")
+
+
 def on_serve(server, config, builder):
     root = build.engine.series.root
     server.watch(str(root / "experiments"))
@@ -154,7 +172,3 @@ def _escape_meta(meta: dict) -> None:
             meta[key] = Markup.escape(meta[key])
     if isinstance(meta.get("categories"), list):
         meta["categories"] = [Markup.escape(str(category)) for category in meta["categories"]]
-
-
-def _post_path(file, root: Path) -> str:
-    return Path(file.abs_src_path).resolve().relative_to(root).as_posix()

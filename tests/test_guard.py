@@ -101,3 +101,37 @@ def test_a_block_the_parser_misses_still_fails_the_build(tmp_path, monkeypatch):
     assert "docs/posts/p.md:9: the rendered page shows '[REAL SOURCE]' outside a verified card" in log
     assert "docs/posts/p.md:21: the rendered page shows '[EXPERIMENT]' outside a verified card" in log
     assert "docs/posts/p.md:32: the rendered page shows '[OUTPUT]' outside a verified card" in log
+
+
+@pytest.mark.parametrize("html, refused", [
+    ("<style>.proof-card code::after { content: 'x' }</style>", "a <style> element"),
+    ("<script>document.title = 1</script>", "a <script> element"),
+    ('<link rel="stylesheet" href="x.css">', "a <link> element"),
+    ("<svg><text>x</text></svg>", "a <svg> element"),
+    ('<input value="[OUTPUT] FAKE">', "a <input> element"),
+    ('<p style="color: red">x</p>', "a style='color: red' attribute on <p>"),
+    ('<img src="x" onerror="alert(1)">', "a onerror='alert(1)' attribute on <img>"),
+    ("<span hidden>x</span>", "a hidden='' attribute on <span>"),
+    ('<a href="javascript:alert(1)">x</a>', "a href='javascript:alert(1)' attribute on <a>"),
+    ('<div class="proof-card--output">x</div>', "a hand-written proof-card--output element"),
+    ('<p class="proof-card__stamp">✓ 输出已验证</p>', "a hand-written proof-card__stamp element"),
+])
+def test_what_would_change_what_a_page_shows_is_refused(html, refused):
+    (problem,) = guard(html)
+    assert problem.message.startswith(f"the page holds {refused}")
+
+
+def test_the_alignment_markdown_tables_write_is_allowed():
+    assert guard('<table><tr><th style="text-align: center;">a</th></tr></table>') == []
+
+
+@pytest.mark.parametrize("html", [
+    "<p>foo <section>[OUTPUT]</section></p>",
+    "<p>some text [OUTPUT] in the middle</p>",
+    "<p>[OUT<b></b>PUT]</p>",
+    "<p>x<span>[</span>OUTPUT]</p>",
+    "<table><tr><td>[OUTPUT]</td></tr></table>",
+])
+def test_a_marker_anywhere_in_the_text_outside_inline_code_is_a_problem(html):
+    (problem,) = guard(html)
+    assert "a [OUTPUT] block was published without being verified" in problem.message

@@ -12,10 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+from . import guard
 from .blocks import read_post
 from .config import SeriesConfigError, load_series
 from .engine import Engine, source_ref
-from .problems import Problem, report
+from .problems import Problem, report, shown_path
 from .rewrite import rewrite_post
 from .sources import SourceError, default_store, git_blob_sha1
 
@@ -32,10 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         series = load_series(args.config)
         docs = args.docs or series.root / "docs"
-        posts = [read_post(path, path.relative_to(series.root).as_posix())[0] for path in sorted(docs.rglob("*.md"))]
+        posts = [read_post(path, shown_path(path, series.root))[0] for path in sorted(docs.rglob("*.md"))]
         if args.command == "lock":
             return lock(series, posts)
-        return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force)
+        unchecked = guard.unchecked_files([shown_path(p, series.root) for p in sorted(docs.rglob("*")) if p.is_file()])
+        return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force,
+                     known=unchecked)
     except KeyboardInterrupt:
         print("interrupted: the experiments were stopped; every file is whole (posts are only ever replaced "
               "whole)", file=sys.stderr)
@@ -52,20 +55,21 @@ def main(argv: list[str] | None = None) -> int:
 SIMILARITY_FLOOR = 0.5
 
 
-def check(series, posts, repair: bool, use_cache: bool, force: bool = False) -> int:
+def check(series, posts, repair: bool, use_cache: bool, force: bool = False, known: list[Problem] = ()) -> int:
+    """Verify (and with `repair`, update) every block; `known` are problems found before, reported with the rest."""
     engine = Engine(series, use_cache=use_cache)
     try:
-        return _check(engine, posts, repair, force)
+        return _check(engine, posts, repair, force, list(known))
     except KeyboardInterrupt:  # stop the runs now, rather than wait for them
         engine.runner.cancel()
         raise
 
 
-def _check(engine: Engine, posts, repair: bool, force: bool) -> int:
+def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Problem]) -> int:
     started = time.monotonic()
     series = engine.series
     engine.start_experiments(posts)
-    problems = [p for post in posts for p in post.problems] + engine.runner.published()[1]
+    problems += [p for post in posts for p in post.problems] + engine.runner.published()[1]
     blocks = 0
     for post in posts:
         results = [engine.check(block) for block in post.blocks]

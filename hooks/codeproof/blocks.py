@@ -30,7 +30,8 @@ HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
 # `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
 # (`[OUTPUT] 块记录输出`, `## `[OUTPUT]`：实验的输出`), a link (`[Output](…)`) or a link reference
 # (`[output]: https://…`) is prose.
-NEAR_MARKER_RE = re.compile(r"^\[\s*(real[\W_]*source|experiment|output)\s*\][*_~`]*(?:<|[^\w]*$)", re.I)
+MARKER = r"\[\s*(real[\W_]*source|experiment|output)\s*\]"  # in a skeleton (see skeleton), any case
+NEAR_MARKER_RE = re.compile(rf"^{MARKER}[*_~`]*(?:<|[^\w]*$)", re.I)
 # Quote and list markers, admonitions and details (`!!! note`, `??? note`), headings, and emphasis or
 # code marks around the marker.
 CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|#{1,6}\s|[!?]{3}\+?\s*\w.*$|[*_~`]+))*\s*")
@@ -76,6 +77,11 @@ class ParsedPost:
 def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
     """A post file parsed (its blocks, or the problem that it is not UTF-8) and its front matter,
     read as MkDocs reads it: without a byte order mark, with universal newlines."""
+    if path.is_symlink() or not path.is_file():  # a link leads out of the repository; a FIFO blocks the build
+        parsed = ParsedPost(post=shown, lines=[], first_line=1)
+        parsed.problems.append(Problem(shown, 1, "is a link or not a regular file, so it cannot be a page",
+                                       hint="keep posts as regular files in docs/"))
+        return parsed, {}
     data = path.read_bytes()
     try:
         raw = data.decode("utf-8-sig")
@@ -153,7 +159,12 @@ def marker_kind(line: str) -> str | None:
     """The block kind a line announces, however it is written, or None: the parser's test for
     near-misses and the rendered-page guard's test for marker text that escaped verification."""
     match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", skeleton(line), count=1).strip())
-    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT"}[match.group(1)[0].lower()] if match else None
+    return kind_named(match.group(1)) if match else None
+
+
+def kind_named(word: str) -> str:
+    """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
+    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT"}[word[0].lower()]
 
 
 def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:

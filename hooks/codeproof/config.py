@@ -17,6 +17,7 @@ from mkdocs.config import config_options as c
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+MAX_TIMEOUT = 3600  # seconds an experiment may run
 
 
 def in_ci() -> bool:
@@ -102,7 +103,7 @@ def series_from_extra(extra_series: dict | None, root: Path) -> Series:
     errors, _warnings = schema.validate()
     problems = [f"extra.series.{key}: {err}" for key, err in errors]
     if not problems:
-        problems = _check_baseline(schema.baseline)
+        problems = _check_baseline(schema.baseline) + _check_experiments(schema.experiments)
     if problems:
         raise SeriesConfigError("mkdocs.yml: " + "; ".join(problems))
     return Series(
@@ -128,6 +129,16 @@ def _check_baseline(baseline) -> list[str]:
         problems.append("extra.series.baseline: sdist and sdist_sha256 go together (the archive is checked against its SHA-256)")
     elif baseline.sdist_sha256 and not SHA256_RE.match(baseline.sdist_sha256):
         problems.append(f"extra.series.baseline.sdist_sha256: {baseline.sdist_sha256!r} is not a 64-hex SHA-256")
+    return problems
+
+
+def _check_experiments(experiments) -> list[str]:
+    problems = []
+    if not 0 < experiments.timeout <= MAX_TIMEOUT:  # also refuses nan and inf, which would never time out
+        problems.append(f"extra.series.experiments.timeout: {experiments.timeout!r} is not a number of seconds "
+                        f"between 0 and {MAX_TIMEOUT}")
+    if not 0 < experiments.output_cap:
+        problems.append(f"extra.series.experiments.output_cap: {experiments.output_cap!r} is not a positive number of bytes")
     return problems
 
 

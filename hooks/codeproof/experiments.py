@@ -10,7 +10,7 @@ Containment. Nothing an experiment does may change what is published or the repo
   own `home/` and `tmp/` beside it.
 - Where bubblewrap (`bwrap`) works, the run is also in a sandbox: the whole file system read-only
   except the run's folder, /tmp included (so absolute paths cannot write to the repository
-  either, wherever it is), and a PID namespace that dies with the run. Without it ("subreaper" below) relative
+  either, wherever it is), a PID namespace that dies with the run, and no network. Without it ("subreaper" below) relative
   paths are contained, absolute ones are not.
 - The script runs under a small supervisor (SUPERVISOR below, `python -c`) that makes itself a
   child subreaper (prctl PR_SET_CHILD_SUBREAPER): every process the script leaves behind, however
@@ -27,8 +27,10 @@ it records every file under the copy that is opened (`open()`, `io.open_code`: i
 `import` or `importlib`, and data files) and every folder listed (`os.listdir`, `os.scandir`: glob,
 and the import system's look-up in experiments/, so a script that imports anything depends on the
 names in experiments/: a new module there could shadow the one it imports). The run's inputs are
-those, with the SHA-256 of the bytes copied for them (RunResult.inputs). Not seen: files read by C
-code without Python's `open`, and stat-only checks such as os.path.exists.
+those, with the SHA-256 of the bytes copied for them (RunResult.inputs). The record reaches the runner
+through a pipe. Not seen: files read by C code without Python's `open`, stat-only checks such as
+os.path.getsize, and anything a script hides on purpose (it runs in the same process as the hook and
+may close the pipe): the record serves the local cache, never what CI publishes.
 
 Cache. The last good run of each script is kept in `<cache>/experiments/<sha256(script, versions)>.json`
 and reused while the script and every recorded input hash the same and Python, numpy and autograd
@@ -89,6 +91,7 @@ FIXED_ENV = {
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # after the interpreter's own folder; see run_env
 NO_CACHE_ENV = "CODEPROOF_NO_CACHE"  # set to 1 to run every experiment again
 SANDBOXES = ("bwrap", "subreaper")
+RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
 
 
@@ -221,12 +224,14 @@ else:
 
 
 def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = ()) -> list[str]:
-    """The sandbox: all read-only but the run's folder (its own /dev and /proc); a PID namespace.
+    """The sandbox: all read-only but the run's folder (its own /dev and /proc); a PID namespace; no
+    network (an output must not depend on a server, nor a file leave the machine).
     /tmp stays visible, read-only: the repository or the interpreter may live there. `hidden` files
     (the cache's key) read as empty, so an experiment cannot print the key."""
     hide = [arg for file in hidden if file.is_file() for arg in ("--ro-bind", "/dev/null", str(file))]
     return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *hide,
-            "--bind", str(run_dir), str(run_dir), "--unshare-pid", "--die-with-parent", "--chdir", str(cwd), "--"]
+            "--bind", str(run_dir), str(run_dir), "--unshare-pid", "--unshare-net", "--die-with-parent",
+            "--chdir", str(cwd), "--"]
 
 
 @cache
@@ -378,7 +383,7 @@ class ExperimentRunner:
             if cached is not None:
                 return cached
         result = self._run(script, files)
-        if result.ok:
+        if result.ok and script in result.inputs:  # no record of its inputs, no reuse
             self._store(entry, result)
         return result
 
@@ -460,12 +465,20 @@ class ExperimentRunner:
                 (resources / path).write_bytes(data)
             for name in ("home", "tmp"):
                 (run_dir / name).mkdir()
-            record = os.open(run_dir / "inputs", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            # The record comes through a pipe, not a file in the run's folder: the script cannot replace it
+            # with a FIFO, a folder or a link, nor truncate it. What it writes into the pipe itself only
+            # adds inputs; a record that overflows or does not end leaves the run uncached.
+            read_end, write_end = os.pipe()
+            record = bytearray()
+            reader = threading.Thread(target=_read_record, args=(read_end, record), daemon=True)
+            reader.start()
             try:
-                result = self._supervised(script, run_dir, record)
+                result = self._supervised(script, run_dir, write_end)
             finally:
-                os.close(record)
-            inputs = self._inputs((run_dir / "inputs").read_bytes(), resources, script, files)
+                os.close(write_end)
+            reader.join(STOP_GRACE)
+            whole = not reader.is_alive() and len(record) <= RECORD_CAP
+            inputs = self._inputs(bytes(record), resources, script, files) if whole else {}
         return replace(result, inputs=inputs)
 
     def _supervised(self, script: str, run_dir: Path, record: int) -> RunResult:
@@ -548,6 +561,13 @@ class ExperimentRunner:
                     overflow.set()
                     _signal(process, signal.SIGTERM)  # the supervisor ends the script and its descendants
                     return
+
+
+def _read_record(fd: int, record: bytearray) -> None:
+    """Drain the record pipe to its end, keeping at most RECORD_CAP + 1 bytes (more means: not whole)."""
+    with open(fd, "rb", buffering=0) as pipe:
+        for chunk in iter(lambda: pipe.read(65536), b""):
+            record.extend(chunk[: RECORD_CAP + 1 - len(record)])
 
 
 def _signal(process: subprocess.Popen, signum: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 
@@ -27,3 +28,13 @@ def report(problems: list[Problem]) -> str:
     ordered = sorted(set(problems), key=lambda p: (p.post, p.line, p.message))
     noun = "problem" if len(ordered) == 1 else "problems"
     return f"{len(ordered)} {noun}:\n\n" + "\n\n".join(str(p) for p in ordered)
+
+
+def shown_path(path: str | os.PathLike, root: str | os.PathLike | None = None) -> str:
+    """A file's path as a report shows it: from `root` when it lies there (links are not followed), and
+    printable, with bytes that are not UTF-8 and control characters escaped."""
+    text = os.fspath(path)
+    if root is not None and not os.path.relpath(text, root).startswith(".."):
+        text = os.path.relpath(text, root)
+    text = os.fsencode(text).decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

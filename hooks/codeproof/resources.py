@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from .problems import Problem
+from .problems import Problem, shown_path
 
 EXPERIMENTS = "experiments"
 ARCHIVE_URL = "downloads/experiments.zip"
@@ -98,7 +98,7 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
         if entry.name == "__pycache__":
             continue
         if not entry.name.isprintable():  # control characters, or bytes that are not UTF-8 (surrogates)
-            problems.append(Problem(_shown(path), 1, "the file name is not printable UTF-8, so it cannot be published",
+            problems.append(Problem(shown_path(path), 1, "the file name is not printable UTF-8, so it cannot be published",
                                     hint="rename it (letters, digits, '-', '_' and '.' are safe everywhere)"))
         elif entry.is_symlink():
             problems.append(_link_problem(Path(entry.path), path))
@@ -137,12 +137,6 @@ def _read_file(file: Path, path: str) -> tuple[Resource | None, Problem | None]:
 def _link_problem(link: Path, path: str) -> Problem:
     return Problem(path, 1, f"a symbolic link (to {os.readlink(link)}); only regular files inside the repository "
                             "are published", hint="replace the link with a copy of the file it points to, or delete it")
-
-
-def _shown(path: str) -> str:
-    """A path that may hold bytes that are not UTF-8 or control characters, printable in a report."""
-    text = os.fsencode(path).decode("utf-8", "backslashreplace")
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def experiment_scripts(root: Path) -> list[Path]:

@@ -1,0 +1,66 @@
+"""Odd files among the docs: each fails the build and `check` alike, with the file and what to do, never a
+traceback or a hang."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from codeproof.__main__ import main as codeproof
+from fixture_site import make_site
+
+
+@pytest.fixture
+def site(tmp_path):
+    return make_site(tmp_path)
+
+
+def built_and_checked(site, capsys):
+    built, log = site.build()
+    code = codeproof(["check", "--config", str(site.root / "mkdocs.yml")])
+    return built, log, code, capsys.readouterr().err
+
+
+def test_a_post_that_is_a_fifo_fails_without_blocking(site, capsys):
+    os.mkfifo(site.root / "docs" / "posts" / "fifo.md")
+    built, log, code, err = built_and_checked(site, capsys)
+    assert built is None and code == 1
+    for text in (log, err):
+        assert "docs/posts/fifo.md:1: is a link or not a regular file, so it cannot be a page" in text
+
+
+def test_a_post_linked_from_outside_the_repository_fails(site, capsys, tmp_path):
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n", encoding="utf-8")
+    (site.root / "docs" / "posts" / "link.md").symlink_to(outside)
+    built, log, code, err = built_and_checked(site, capsys)
+    assert built is None and code == 1
+    for text in (log, err):
+        assert "docs/posts/link.md:1: is a link or not a regular file, so it cannot be a page" in text
+    assert "Traceback" not in log + err
+
+
+def test_a_file_name_that_is_not_utf8_fails_the_build_naming_it(site):
+    (site.root / "docs" / os.fsdecode(b"bad\xff.md")).write_text("# Bad\n", encoding="utf-8")
+    built, log = site.build()
+    assert built is None
+    assert "docs/bad\\xff.md:1: the file name is not UTF-8 text, so it has no address" in log
+
+
+@pytest.mark.parametrize("name", ["page.html", "tamper.js", "picture.svg"])
+def test_a_static_page_or_script_in_docs_fails_as_unchecked(site, capsys, name):
+    (site.root / "docs" / name).write_text('<div class="proof-card">all checks passed</div>\n', encoding="utf-8")
+    built, log, code, err = built_and_checked(site, capsys)
+    assert built is None and code == 1
+    for text in (log, err):
+        assert f"docs/{name}:1: would be published as it is, unchecked" in text
+
+
+def test_a_failed_build_leaves_no_page_in_the_site_folder(site):
+    assert site.build()[0] is not None
+    assert (site.root / "site" / "posts" / "p" / "index.html").is_file()
+    site.post.write_text(site.post.read_text().replace("self.parents = []", "self.parents = ['tampered']"))
+    built, log = site.build()
+    assert built is None and "quote differs from source" in log
+    assert not any((site.root / "site").iterdir())
