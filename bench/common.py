@@ -155,7 +155,8 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     """
     sys.path.insert(0, str(site / "hooks"))
     from codeproof import resources
-    from codeproof.blocks import parse_post, split_front_matter
+    from codeproof.blocks import parse_post
+    from codeproof.frontmatter import split_front_matter
     from codeproof.config import load_series
     from codeproof.engine import Engine
 

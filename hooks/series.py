@@ -13,7 +13,7 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import clean_directory
 
-from codeproof import guard, overview, resources, series_nav
+from codeproof import frontmatter, guard, overview, resources, series_nav
 from codeproof.blocks import parse_post, read_post
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
@@ -97,6 +97,8 @@ def on_page_markdown(markdown, page, config, files):
     parsed = build.parsed.get(page.file.src_uri)
     if parsed is None:  # a page we generated: no blocks
         return markdown
+    for key in set(page.meta) - set(frontmatter.KEYS):  # reported in on_files; never rendered
+        del page.meta[key]
     if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got
         parsed = parse_post(parsed.post, markdown, 1)
     proved = build.engine.prove_page(parsed, lambda url: relative_url(url, page.url))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.blocks import parse_post, read_post, split_front_matter
+from codeproof.blocks import parse_post, read_post
+from codeproof.frontmatter import split_front_matter
 
 GOOD = """\
 Intro.

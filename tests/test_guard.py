@@ -25,19 +25,19 @@ def guard(html: str, cards: int = 0, reported: frozenset = frozenset()):
 def test_marker_text_in_plain_code_is_a_problem_at_the_markers_source_line():
     (problem,) = guard(f'<div class="highlight"><pre><code>{CODE_LINE}File: a.py</code></pre></div>')
     assert str(problem).startswith(
-        f"{POST}:7: the rendered page shows '[REAL SOURCE]' outside a verified card: "
-        "a [REAL SOURCE] block was published without being verified"
+        f"{POST}:7: the rendered page shows [REAL SOURCE] outside a verified card: a block was published without "
+        "being verified, or the text names a marker outside inline code"
     )
 
 
 def test_marker_text_in_a_paragraph_is_a_problem_whatever_its_width_or_invisible_characters():
     (problem,) = guard("<p>\u200b\uff3bReal Source\uff3d\nFile: a.py</p>")
-    assert "a [REAL SOURCE] block was published without being verified" in problem.message
+    assert "the rendered page shows [REAL SOURCE] outside a verified card" in problem.message
 
 
 def test_a_marker_heading_with_its_permalink_is_a_problem():
     (problem,) = guard('<h2 id="x">[REAL SOURCE]<a class="headerlink" href="#x">&para;</a></h2>')
-    assert "a [REAL SOURCE] block was published without being verified" in problem.message
+    assert "the rendered page shows [REAL SOURCE] outside a verified card" in problem.message
 
 
 @pytest.mark.parametrize("html", [
@@ -51,7 +51,7 @@ def test_marker_text_in_sealed_cards_error_boxes_and_markdown_examples_is_allowe
 
 def test_marker_text_in_a_hand_written_markdown_wrapper_but_not_its_code_is_a_problem():
     (problem,) = guard('<div class="language-markdown highlight"><p>[REAL SOURCE]\nFile: a.py</p></div>')
-    assert "a [REAL SOURCE] block was published without being verified" in problem.message
+    assert "the rendered page shows [REAL SOURCE] outside a verified card" in problem.message
 
 
 def test_prose_that_mentions_a_marker_is_allowed():
@@ -98,9 +98,9 @@ def test_a_block_the_parser_misses_still_fails_the_build(tmp_path, monkeypatch):
     monkeypatch.setattr(Engine, "prove_page", blind)
     built, log = site.build()
     assert built is None
-    assert "docs/posts/p.md:9: the rendered page shows '[REAL SOURCE]' outside a verified card" in log
-    assert "docs/posts/p.md:21: the rendered page shows '[EXPERIMENT]' outside a verified card" in log
-    assert "docs/posts/p.md:32: the rendered page shows '[OUTPUT]' outside a verified card" in log
+    assert "docs/posts/p.md:9: the rendered page shows [REAL SOURCE] outside a verified card" in log
+    assert "docs/posts/p.md:21: the rendered page shows [EXPERIMENT] outside a verified card" in log
+    assert "docs/posts/p.md:32: the rendered page shows [OUTPUT] outside a verified card" in log
 
 
 @pytest.mark.parametrize("html, refused", [
@@ -117,7 +117,7 @@ def test_a_block_the_parser_misses_still_fails_the_build(tmp_path, monkeypatch):
     ('<p class="proof-card__stamp">✓ 输出已验证</p>', "a hand-written proof-card__stamp element"),
 ])
 def test_what_would_change_what_a_page_shows_is_refused(html, refused):
-    (problem,) = guard(html)
+    problem = guard(html)[0]
     assert problem.message.startswith(f"the page holds {refused}")
 
 
@@ -134,4 +134,57 @@ def test_the_alignment_markdown_tables_write_is_allowed():
 ])
 def test_a_marker_anywhere_in_the_text_outside_inline_code_is_a_problem(html):
     (problem,) = guard(html)
-    assert "a [OUTPUT] block was published without being verified" in problem.message
+    assert "the rendered page shows [OUTPUT] outside a verified card" in problem.message
+
+
+FORGED = '<div class="proof-card proof-card--output"><pre><code>FORGED</code></pre></div>'
+
+
+@pytest.mark.parametrize("html", [
+    f"<p>a</p><!-->{FORGED}<!-- -->",
+    f"<![CDATA[ x >{FORGED} ]]>",
+    f"<!--->{FORGED}<!-- -->",
+])
+def test_comment_and_cdata_tricks_do_not_hide_a_forged_card(html):
+    messages = [p.message for p in guard(html)]
+    assert "the page holds a hand-written proof-card proof-card--output element: only the build renders verified cards" in messages
+
+
+def test_a_script_behind_a_comment_trick_is_refused():
+    assert guard("<!--><script>alert(1)</script><!-- -->")[0].message.startswith("the page holds a <script> element")
+
+
+@pytest.mark.parametrize("href", ["java&#9;script:alert(1)", "java&#10;script:alert(2)", " JavaScript:alert(3)",
+                                  "data:text/html,x"])
+def test_script_addresses_are_refused_however_they_are_spelled(href):
+    assert "attribute on <a>: it would change what the page shows" in guard(f'<a href="{href}">x</a>')[0].message
+
+
+@pytest.mark.parametrize("html", ['<img src="https://tracker.invalid/p.png" alt="x">',
+                                  '<img src="//tracker.invalid/p.png" alt="x">',
+                                  '<video poster="https://x.invalid/p.png"></video>',
+                                  '<picture><source srcset="a.png 1x, https://x.invalid/b.png 2x"></picture>'])
+def test_media_from_another_host_is_refused(html):
+    assert "it would change what the page shows" in guard(html)[0].message
+
+
+def test_local_images_and_outside_links_are_allowed():
+    assert guard('<p><img src="../assets/diagram.png" alt="图"> <a href="https://github.com/HIPS/autograd">源码</a></p>') == []
+
+
+@pytest.mark.parametrize("html", ['<p><img src="x.png" alt="[OUTPUT]"></p>', '<p><a href="x" title="[OUTPUT]">x</a></p>',
+                                  "<p>[OUTP<code>UT]</code> done</p>", "<p><code>[OUTP</code>UT]</p>"])
+def test_a_marker_in_shown_attributes_or_split_across_inline_code_is_a_problem(html):
+    (problem,) = guard(html)
+    assert "the rendered page shows [OUTPUT] outside a verified card" in problem.message
+
+
+def test_a_right_to_left_override_is_refused():
+    (problem, *_) = guard("<p>\u202e[TUPTUO]\u202c</p>")
+    assert problem.message.startswith("the page holds a bidirectional control character (U+202E)")
+
+
+def test_each_escaped_marker_is_blamed_on_its_own_source_line():
+    source = ["[OUTPUT] one", "prose", "[OUTPUT] two"]
+    problems = check_page("<p>[OUTPUT] one</p><p>[OUTPUT] two</p>", POST, source, 10, 0, SEAL, set())
+    assert [p.line for p in problems] == [10, 12]

@@ -64,3 +64,27 @@ def test_a_failed_build_leaves_no_page_in_the_site_folder(site):
     built, log = site.build()
     assert built is None and "quote differs from source" in log
     assert not any((site.root / "site").iterdir())
+
+
+@pytest.mark.parametrize("line, message", [
+    ("author: '\"><script>alert(2)</script>'", "front matter: 'author' is not a key this site uses: the theme would publish it unchecked"),
+    ("subtitle: '<b onclick=alert(3)>x</b>'", "front matter: 'subtitle' is not a key this site uses"),
+    ("status: 'x\" onmouseover=\"alert(9)'", "front matter: 'status' is not a key this site uses"),
+    ("template: redirect.html", "front matter: 'template' is not a key this site uses"),
+    ("icon: nonexistent/thing", "front matter: 'icon' is not a key this site uses"),
+    ("Title: lower case matters", "front matter: 'Title' is not a key this site uses"),
+    ("tags: ['[OUTPUT]']", "front matter: tags '[OUTPUT]' names a block marker"),
+    ("description: '[REAL SOURCE] forged'", "front matter: description '[REAL SOURCE] forged' names a block marker"),
+    ("date: yesterday", "front matter: date 'yesterday' is not a date"),
+    ("hide: [everything]", "front matter: hide ['everything'] is not what the theme hides"),
+    ("tags: autograd", "front matter: tags must be a list of words, not 'autograd'"),
+])
+def test_front_matter_the_site_cannot_publish_safely_fails_at_its_line(site, capsys, line, message):
+    key = line.split(":")[0]
+    text = "".join(kept for kept in site.post.read_text(encoding="utf-8").splitlines(True) if not kept.startswith(f"{key}:"))
+    site.post.write_text(text.replace("series: 1\n", f"series: 1\n{line}\n", 1), encoding="utf-8")
+    built, log, code, err = built_and_checked(site, capsys)
+    assert built is None and code == 1
+    for text in (log, err):
+        assert f"docs/posts/p.md:4: {message}" in text
+    assert "Traceback" not in log + err

@@ -13,10 +13,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-from confusable_homoglyphs import confusables
-
 from .config import SHA_RE, normal_path, valid_repo
+from .frontmatter import front_matter, front_matter_problems, split_front_matter
+from .markers import BLANKS, CONTAINER_RE, marker_kind, skeleton, visible
 from .problems import Problem
 
 KEYS = {
@@ -25,21 +24,8 @@ KEYS = {
     "OUTPUT": {"required": ("File",), "optional": ("Tolerance",), "lang": "text"},
 }
 HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
-# A line that is a marker once its skeleton is taken (see marker_kind) and containers are stripped: after
-# the marker (and any emphasis or code marks) comes nothing but punctuation and symbols, or raw HTML. So
-# `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
-# (`[OUTPUT] 块记录输出`, `## `[OUTPUT]`：实验的输出`), a link (`[Output](…)`) or a link reference
-# (`[output]: https://…`) is prose.
-MARKER = r"\[\s*(real[\W_]*source|experiment|output)\s*\]"  # in a skeleton (see skeleton), any case
-NEAR_MARKER_RE = re.compile(rf"^{MARKER}[*_~`]*(?:<|[^\w]*$)", re.I)
-# Quote and list markers, admonitions and details (`!!! note`, `??? note`), headings, and emphasis or
-# code marks around the marker.
-CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|#{1,6}\s|[!?]{3}\+?\s*\w.*$|[*_~`]+))*\s*")
-# Characters that render as nothing or as blank space without being Unicode format (Cf) or marks (M*).
-BLANKS = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 FIELD_RE = re.compile(r"^([A-Za-z]+):\s*(.*?)\s*$")
 FENCE_RE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
-FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
 MAX_FIELD = 500  # characters of a header value: more is a mistake, and parsing it would cost without bound
 # Fenced code in these languages is an example of the format (as in the authoring guide), never a block.
 EXAMPLE_LANGS = ("markdown", "md")
@@ -94,77 +80,8 @@ def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")  # as MkDocs reads it (universal newlines)
     first_line, body = split_front_matter(raw)
     parsed, meta = parse_post(shown, body, first_line), front_matter(raw)
-    parsed.problems += unsafe_front_matter(meta, raw.split("\n")[: first_line - 1], shown)
+    parsed.problems += front_matter_problems(meta, raw.split("\n")[: first_line - 1], shown)
     return parsed, meta
-
-
-# Front matter that the theme's tags, the navigation and the feed write into HTML and XML as it is.
-PUBLISHED_KEYS = ("title", "description", "tags", "categories")
-UNSAFE = "<>&"
-
-
-def unsafe_front_matter(meta: dict, head: list[str], post: str) -> list[Problem]:
-    """A problem for each published front-matter value holding `<`, `>` or `&`: templates outside this
-    project (Material's tags and navigation, the feed) publish them unescaped, as markup."""
-    problems = []
-    for key in PUBLISHED_KEYS:
-        values = meta.get(key) if isinstance(meta.get(key), list) else [meta.get(key)]
-        bad = [str(v) for v in values if v is not None and set(str(v)) & set(UNSAFE)]
-        if bad:
-            line = next((n for n, text in enumerate(head, 1) if text.startswith(f"{key}:")), 1)
-            problems.append(Problem(post, line, f"front matter: {key} {bad[0]!r} holds {sorted(set(bad[0]) & set(UNSAFE))}, "
-                                                "which the navigation, tags and feed would publish as markup",
-                                    hint="write it without <, > and & (use 与 or “and” for &)"))
-    return problems
-
-
-def split_front_matter(raw: str) -> tuple[int, str]:
-    """Return (file line number of the body's first line, body), the body being what MkDocs passes on:
-    the text after the front matter and the blank lines that follow it."""
-    match = FRONT_MATTER_RE.match(raw)
-    if not match:
-        return 1, raw
-    body = raw[match.end() :].lstrip("\n")
-    return raw[: len(raw) - len(body)].count("\n") + 1, body
-
-
-def front_matter(raw: str) -> dict:
-    match = FRONT_MATTER_RE.match(raw)
-    try:
-        meta = yaml.safe_load(match.group(0).strip().strip("-.")) if match else None
-    except yaml.YAMLError:  # MkDocs reports it, with its line
-        meta = None
-    return meta if isinstance(meta, dict) else {}
-
-
-def visible(text: str) -> str:
-    """What a reader sees of the text: compatibility forms folded (NFKC: full-width, ligatures) and
-    invisible characters dropped (format and control characters, combining marks, fillers)."""
-    text = unicodedata.normalize("NFKC", text).translate(BLANKS)
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CM" or ch in "\t\n")
-
-
-def skeleton(text: str) -> str:
-    """The visible text in ASCII where it looks like ASCII: look-alike letters (Cyrillic Е, Greek Ο...)
-    mapped to the Latin ones they are confusable with (Unicode's confusables data)."""
-    text = visible(text)
-    if text.isascii():
-        return text
-    look_alikes = {found["character"]: next((h["c"] for h in found["homoglyphs"] if h["c"].isascii()), None)
-                   for found in confusables.is_confusable(text, greedy=True, preferred_aliases=["latin"]) or []}
-    return "".join(look_alikes.get(ch) or ch for ch in text)
-
-
-def marker_kind(line: str) -> str | None:
-    """The block kind a line announces, however it is written, or None: the parser's test for
-    near-misses and the rendered-page guard's test for marker text that escaped verification."""
-    match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", skeleton(line), count=1).strip())
-    return kind_named(match.group(1)) if match else None
-
-
-def kind_named(word: str) -> str:
-    """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
-    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT"}[word[0].lower()]
 
 
 def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:

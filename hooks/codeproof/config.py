@@ -98,6 +98,8 @@ class SeriesConfigError(ValueError):
 
 def series_from_extra(extra_series: dict | None, root: Path) -> Series:
     """Validate the `extra.series` mapping; raise SeriesConfigError listing every problem."""
+    if not isinstance(extra_series, (dict, type(None))):
+        raise SeriesConfigError(f"mkdocs.yml: extra.series must be a mapping of settings, not {type(extra_series).__name__}")
     schema = SeriesSchema(config_file_path=str(root / "mkdocs.yml"))
     schema.load_dict(extra_series or {})
     errors, _warnings = schema.validate()
@@ -151,5 +153,13 @@ _LenientLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 def load_series(mkdocs_yml: Path) -> Series:
     """For the command line: read extra.series straight from mkdocs.yml, without MkDocs' build."""
-    data = yaml.load(mkdocs_yml.read_text(encoding="utf-8"), Loader=_LenientLoader) or {}
-    return series_from_extra((data.get("extra") or {}).get("series"), mkdocs_yml.resolve().parent)
+    try:
+        data = yaml.load(mkdocs_yml.read_bytes().decode("utf-8"), Loader=_LenientLoader) or {}
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        raise SeriesConfigError(f"{mkdocs_yml.name}: cannot be read as YAML: {error}") from None
+    if not isinstance(data, dict):
+        raise SeriesConfigError(f"{mkdocs_yml.name}: must be a mapping of settings, not {type(data).__name__}")
+    extra = data.get("extra")
+    if not isinstance(extra or {}, dict):
+        raise SeriesConfigError(f"{mkdocs_yml.name}: extra must be a mapping, not {type(extra).__name__}")
+    return series_from_extra((extra or {}).get("series"), mkdocs_yml.resolve().parent)

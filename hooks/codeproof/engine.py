@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import render, resources
-from .blocks import Block, ParsedPost, marker_kind
+from .blocks import Block, ParsedPost
+from .markers import marker_kind
 from .compare import normalize, output_diff, outputs_match
 from .config import Baseline, Series
 from .experiments import ExperimentRunner, RunResult

@@ -2,23 +2,29 @@
 
 The engine seals every card and error box it renders with a secret made anew for each build (an
 attribute the guard removes once it has checked the page), so nothing an author writes can pass for
-one. On the rendered page:
+one. The page is read as a browser reads it (html5lib, the WHATWG parsing algorithm: comments, CDATA
+and broken markup end where a browser ends them), and:
 
 - an element with a `proof-…` class outside a sealed card or box is a forgery;
 - nothing may change what a page shows beyond its Markdown: no script, style sheet, inline style
-  (but the text alignment Markdown tables write), event handler, hidden text, frame, form or SVG;
+  (but the text alignment Markdown tables write), event handler, hidden text, frame, form or SVG; no
+  `javascript:`, `vbscript:` or `data:` address, and no media loaded from another host (it could
+  change after the build); no bidirectional control character (it can make text read as another);
 - the page must hold exactly as many sealed cards as the engine verified blocks;
-- a block marker (however written: see blocks.skeleton) anywhere in the page's text outside a sealed
-  card or box, inline code, and the code of a highlighted Markdown example (a fence that says
-  `markdown`), means a block escaped verification. Prose that mentions a marker writes it as code.
+- a block marker (however written: see blocks.skeleton) in the page's text or in the text attributes a
+  reader sees (alt, title...), outside a sealed card or box, a single inline code span, and the code of
+  a highlighted Markdown example (a fence that says `markdown`), means a block escaped verification.
+  Prose that mentions a marker writes it as inline code.
 """
 
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
+from dataclasses import dataclass, field
 
-from .blocks import MARKER, kind_named, skeleton
+import html5lib
+
+from .markers import MARKER, kind_named, skeleton
 from .problems import Problem
 from .render import SEAL_ATTRIBUTE, seal_attribute
 
@@ -31,66 +37,96 @@ FORBIDDEN_TAGS = {"script", "style", "link", "meta", "base", "iframe", "frame", 
                   "applet", "template", "noscript", "svg", "math", "form", "input", "textarea", "select",
                   "button", "canvas", "dialog", "portal"}
 TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Markdown tables write
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
+                  "cite", "ping"}
+LOADED_ATTRIBUTES = {"src", "srcset", "poster", "data", "background"}  # fetched as the page loads
+SHOWN_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "label")  # text a reader may see
+BIDI_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+URL_NOISE = re.compile(r"[\x00-\x20]")  # browsers drop tabs and newlines anywhere, controls around
 
 
-class _Page(HTMLParser):
-    """The page's visible text outside exempt regions, its sealed cards, and what it must not hold."""
+@dataclass
+class _Reading:
+    """What the guard gathers from one page."""
 
-    def __init__(self, seal: str):
-        super().__init__(convert_charrefs=True)
-        self.seal = seal
-        self.open: list[tuple[str, set[str], bool]] = []  # (tag, classes, sealed) of the elements we are in
-        self.cards = 0
-        self.refused: list[str] = []  # what the page must not hold, described
-        self.text: list[str] = []
+    cards: int = 0
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (what, a snippet to find its line by)
+    # Text a reader sees outside exempt regions, in skeleton form: (text, id of its inline code span or None)
+    segments: list[tuple[str, int | None]] = field(default_factory=list)
 
-    def handle_starttag(self, tag, attrs):
-        # Every class attribute counts: a browser styles by the first, an attacker may add a second.
-        classes = {c for name, value in attrs if name == "class" and value for c in value.split()}
-        sealed = any(name == SEAL_ATTRIBUTE and value == self.seal for name, value in attrs)
-        engine_made = sealed and any(c.startswith(SEALED_PREFIX) for c in classes)
-        inside_sealed = any(s for _, _, s in self.open)
-        if any(c.startswith(SEALED_PREFIX) for c in classes) and not (engine_made or inside_sealed):
-            self.refused.append(f"a hand-written {' '.join(sorted(c for c in classes if c.startswith(SEALED_PREFIX)))} "
-                                "element: only the build renders verified cards")
-        elif engine_made and CARD_CLASS in classes:
-            self.cards += 1
-        if tag in FORBIDDEN_TAGS:
-            self.refused.append(f"a <{tag}> element: a post is Markdown, which never needs one")
-        for name, value in attrs:
-            value = value or ""
-            if (name.startswith("on") or name == "hidden"
-                    or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
-                    or name in ("href", "src", "action") and value.strip().lower().startswith(("javascript:", "vbscript:"))):
-                self.refused.append(f"a {name}={value[:40]!r} attribute on <{tag}>: it would change what the page shows")
-        if tag not in VOID:
-            self.open.append((tag, classes, engine_made or inside_sealed))
 
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag not in VOID:
-            self.handle_endtag(tag)
+def _read(html: str, seal: str) -> _Reading:
+    reading = _Reading()
+    root = html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False)
+    # (element, sealed, example, inline code id): walked without recursion, as pages may nest deeply
+    pending = [(root, False, False, None)]
+    while pending:
+        element, sealed, example, code = pending.pop()
+        if isinstance(element, str):  # a tail: text after an element, in its parent's context
+            _text(reading, element, sealed, example, code)
+            continue
+        # None for a comment, which nobody sees; foreign (SVG, MathML) tags without their namespace
+        tag = element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else None
+        if tag:
+            sealed, example, code = _open(reading, element, tag, seal, sealed, example, code)
+            _text(reading, element.text, sealed, example, code)
+        for child in reversed(element):
+            if child.tail:
+                pending.append((child.tail, sealed, example, code))
+            pending.append((child, sealed, example, code))
+    return reading
 
-    def handle_endtag(self, tag):
-        for index in range(len(self.open) - 1, -1, -1):  # close up to the matching element
-            if self.open[index][0] == tag:
-                del self.open[index:]
-                break
 
-    def handle_data(self, data):
-        if not self._exempt():
-            self.text.append(data)
+def _open(reading: _Reading, element, tag: str, seal: str, sealed: bool, example: bool, code: int | None):
+    attrs = element.attrib
+    classes = set((attrs.get("class") or "").split())
+    own = {c for c in classes if c.startswith(SEALED_PREFIX)}
+    if own and not sealed:
+        if attrs.get(SEAL_ATTRIBUTE) == seal:
+            sealed = True
+            reading.cards += CARD_CLASS in classes
+        else:
+            reading.refused.append((f"a hand-written {' '.join(sorted(own))} element: only the build renders "
+                                    "verified cards", "proof-"))
+    if sealed:
+        return sealed, example, code
+    if tag in FORBIDDEN_TAGS:
+        reading.refused.append((f"a <{tag}> element: a post is Markdown, which never needs one", f"<{tag}"))
+    for name, value in attrs.items():
+        url = URL_NOISE.sub("", value).lower()
+        if (name.startswith("on") or name == "hidden"
+                or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
+                or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
+                or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
+            reading.refused.append((f"a {name}={value[:40]!r} attribute on <{tag}>: it would change what the "
+                                    "page shows", f"{name}="))
+    for name in SHOWN_ATTRIBUTES:
+        if attrs.get(name):
+            reading.segments += [("\n", None), (skeleton(attrs[name]), None), ("\n", None)]
+    if "highlight" in classes:  # a highlighted block: its code is an example when it says markdown
+        example = bool(classes & EXAMPLE_CLASSES)
+    if tag == "code" and code is None:
+        code = id(element)
+    if tag == "pre":
+        code = -1  # code inside pre is a block, not an inline span: never exempt by itself
+    return sealed, example, code
 
-    def _exempt(self) -> bool:
-        if any(sealed for _, _, sealed in self.open):
-            return True
-        tags = [tag for tag, _, _ in self.open]
-        if "code" in tags and "pre" not in tags:  # inline code: how prose mentions a marker
-            return True
-        # The code of a highlighted Markdown example: the innermost highlight block says markdown.
-        highlight = next((classes for _, classes, _ in reversed(self.open) if "highlight" in classes), set())
-        return "code" in tags and bool(highlight & EXAMPLE_CLASSES)
+
+def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code: int | None) -> None:
+    if not text:
+        return
+    if any(ch in BIDI_CONTROLS for ch in text) and not sealed:
+        reading.refused.append((f"a bidirectional control character (U+{ord(next(c for c in text if c in BIDI_CONTROLS)):04X}"
+                                "): it can make text read as something else", text[:10]))
+    if sealed or (example and code == -1):
+        reading.segments.append(("\n", None))  # exempt: shown as written, and never joined to its neighbours
+    else:
+        reading.segments.append((skeleton(text), code if code not in (None, -1) else None))
+
+
+def unseal(html: str, seal: str) -> str:
+    """The page as published: the seal has done its work and is not part of the site."""
+    return html.replace(" " + seal_attribute(seal), "")
 
 
 # Files under docs/ that MkDocs publishes as they are: these could show or run anything, unchecked.
@@ -104,41 +140,57 @@ def unchecked_files(paths: list[str]) -> list[Problem]:
             for path in paths if path.lower().endswith(UNCHECKED_SUFFIXES)]
 
 
-def unseal(html: str, seal: str) -> str:
-    """The page as published: the seal has done its work and is not part of the site."""
-    return html.replace(" " + seal_attribute(seal), "")
-
-
 def check_page(html: str, post: str, source_lines: list[str], first_line: int, proved_cards: int,
                seal: str, accounted: set[int]) -> list[Problem]:
     """Problems of a rendered page. `source_lines` (the Markdown the page came from, starting at file
-    line `first_line`) locate a marker; `accounted` are file lines whose problems are already known."""
-    page = _Page(seal)
-    page.feed(html)
-    page.close()
-    problems = [Problem(post, first_line, f"the page holds {what}",
+    line `first_line`) locate them; `accounted` are file lines whose problems are already known."""
+    reading = _read(html, seal)
+    lines = _Locator(source_lines, first_line, accounted)
+    problems = [Problem(post, lines.containing(snippet), f"the page holds {what}",
                         hint="remove it from the post: a post is Markdown, and only the build renders cards")
-                for what in dict.fromkeys(page.refused)]
-    # A marker split by tags (`[OUT<b></b>PUT]`) still reads as one, wherever it stands in a line.
-    text = skeleton("".join(page.text))
-    candidates = [first_line + i for i, src in enumerate(source_lines)
-                  if first_line + i not in accounted and ANY_MARKER_RE.search(skeleton(src))]
-    for match in ANY_MARKER_RE.finditer(text):
-        kind = kind_named(match.group(1))
-        line = next((n for n in candidates if _kinds(source_lines[n - first_line]) & {kind}), first_line)
+                for what, snippet in dict.fromkeys(reading.refused)]
+    for kind in _escaped_markers(reading.segments):
         problems.append(Problem(
-            post, line, f"the rendered page shows {match.group(0)!r} outside a verified card: a [{kind}] block was "
+            post, lines.marker(kind), f"the rendered page shows [{kind}] outside a verified card: a block was "
             "published without being verified, or the text names a marker outside inline code",
             hint=f"write a block as the authoring guide shows (`[{kind}]` alone at the start of a line, at the top "
                  "level); mention a marker in prose as inline code; fence an example of the format with ```markdown",
         ))
-    if page.cards != proved_cards:
+    if reading.cards != proved_cards:
         problems.append(Problem(
-            post, first_line, f"the rendered page has {page.cards} verified cards, but {proved_cards} blocks were verified",
+            post, first_line, f"the rendered page has {reading.cards} verified cards, but {proved_cards} blocks "
+            "were verified",
             hint="a block was lost in rendering: check the Markdown around the blocks (unclosed HTML, a stray fence)",
         ))
     return problems
 
 
-def _kinds(line: str) -> set[str]:
-    return {kind_named(m.group(1)) for m in ANY_MARKER_RE.finditer(skeleton(line))}
+def _escaped_markers(segments: list[tuple[str, int | None]]) -> list[str]:
+    """The kind of every marker in the text that does not lie within a single inline code span. Segments are
+    joined, so a marker split by tags (`[OUT<b></b>PUT]`) or across code (`[OUT`PUT]`) still reads as one."""
+    text, owners = "", []
+    for segment, code in segments:
+        text += segment
+        owners += [code] * len(segment)
+    return [kind_named(m.group(1)) for m in ANY_MARKER_RE.finditer(text)
+            if owners[m.start()] is None or len(set(owners[m.start():m.end()])) > 1]
+
+
+class _Locator:
+    """Finds the source line a problem of the rendered page most likely comes from."""
+
+    def __init__(self, source_lines: list[str], first_line: int, accounted: set[int]):
+        self.lines = [(first_line + i, text) for i, text in enumerate(source_lines) if first_line + i not in accounted]
+        self.first_line = first_line
+        self.blamed: set[int] = set()
+
+    def containing(self, snippet: str) -> int:
+        return next((n for n, text in self.lines if snippet.lower() in text.lower()), self.first_line)
+
+    def marker(self, kind: str) -> int:
+        """The next source line, not blamed yet, that holds a marker of this kind."""
+        for n, text in self.lines:
+            if n not in self.blamed and kind in {kind_named(m.group(1)) for m in ANY_MARKER_RE.finditer(skeleton(text))}:
+                self.blamed.add(n)
+                return n
+        return self.first_line

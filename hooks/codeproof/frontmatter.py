@@ -1,0 +1,79 @@
+"""A page's front matter: read as MkDocs reads it, and checked where it reaches HTML unescaped."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import yaml
+
+from .markers import MARKER, skeleton
+from .problems import Problem
+
+FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
+
+# The keys a page may set. The theme prints others (author, subtitle, status, template, icon...) into
+# every page as they are, or changes how a page is made; they are refused, and dropped from the build.
+KEYS = ("title", "description", "series", "date", "categories", "tags", "hide")
+HIDEABLE = ("navigation", "toc", "footer", "tags", "feedback", "path")
+UNSAFE = "<>&"  # the tags, the navigation and the feed publish text values as markup
+
+
+def front_matter_problems(meta: dict, head: list[str], post: str) -> list[Problem]:
+    """A problem for each key the site does not use and each value it cannot publish safely.
+    `head` is the front matter's lines, to name the line of a key."""
+    def problem(key: str, what: str, hint: str) -> Problem:
+        line = next((n for n, text in enumerate(head, 1) if text.startswith(f"{key}:")), 1)
+        return Problem(post, line, f"front matter: {what}", hint=hint)
+
+    problems = [problem(key, f"{key!r} is not a key this site uses: the theme would publish it unchecked",
+                        f"remove it; the keys are {', '.join(KEYS)} (case-sensitive)")
+                for key in meta if key not in KEYS]
+    for key in ("title", "description", "categories", "tags"):
+        values = meta.get(key) if isinstance(meta.get(key), list) else [meta.get(key)]
+        for value in (str(v) for v in values if v is not None):
+            if set(value) & set(UNSAFE):
+                problems.append(problem(key, f"{key} {value!r} holds {''.join(sorted(set(value) & set(UNSAFE)))}, which "
+                                             "the navigation, tags and feed would publish as markup",
+                                        "write it without <, > and & (use 与 or “and” for &)"))
+            elif re.search(MARKER, skeleton(value), re.I):
+                problems.append(problem(key, f"{key} {value!r} names a block marker, which would be published "
+                                             "outside a verified card", "write it without the brackets"))
+    for key in ("categories", "tags", "hide"):
+        if key in meta and not (isinstance(meta[key], list) and all(isinstance(v, str) for v in meta[key])):
+            problems.append(problem(key, f"{key} must be a list of words, not {meta[key]!r}", f"e.g. {key}: [a, b]"))
+    if isinstance(meta.get("hide"), list) and set(meta["hide"]) - set(HIDEABLE):
+        problems.append(problem("hide", f"hide {sorted(set(meta['hide']) - set(HIDEABLE))} is not what the theme hides",
+                                f"hide takes {', '.join(HIDEABLE)}"))
+    if "date" in meta and not _is_date(meta["date"]):
+        problems.append(problem("date", f"date {meta['date']!r} is not a date", "write it as 2026-09-05"))
+    return problems
+
+
+def _is_date(value) -> bool:
+    if isinstance(value, datetime.date):
+        return True
+    try:
+        datetime.date.fromisoformat(str(value))
+        return True
+    except ValueError:
+        return False
+
+
+def split_front_matter(raw: str) -> tuple[int, str]:
+    """Return (file line number of the body's first line, body), the body being what MkDocs passes on:
+    the text after the front matter and the blank lines that follow it."""
+    match = FRONT_MATTER_RE.match(raw)
+    if not match:
+        return 1, raw
+    body = raw[match.end() :].lstrip("\n")
+    return raw[: len(raw) - len(body)].count("\n") + 1, body
+
+
+def front_matter(raw: str) -> dict:
+    match = FRONT_MATTER_RE.match(raw)
+    try:
+        meta = yaml.safe_load(match.group(0).strip().strip("-.")) if match else None
+    except yaml.YAMLError:  # MkDocs reports it, with its line
+        meta = None
+    return meta if isinstance(meta, dict) else {}

@@ -1,0 +1,52 @@
+"""Block markers however they are written: what a reader sees of a text (its skeleton), and whether a line
+announces a block. Shared by the parser (near-misses), the front matter check and the rendered-page guard."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from confusable_homoglyphs import confusables
+
+MARKER = r"\[\s*(real[\W_]*source|experiment|output)\s*\]"  # in a skeleton (see skeleton), any case
+# A line that is a marker once its skeleton is taken (see marker_kind) and containers are stripped: after
+# the marker (and any emphasis or code marks) comes nothing but punctuation and symbols, or raw HTML. So
+# `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
+# (`[OUTPUT] 块记录输出`, `## `[OUTPUT]`：实验的输出`), a link (`[Output](…)`) or a link reference
+# (`[output]: https://…`) is prose.
+NEAR_MARKER_RE = re.compile(rf"^{MARKER}[*_~`]*(?:<|[^\w]*$)", re.I)
+# Quote and list markers, admonitions and details (`!!! note`, `??? note`), headings, and emphasis or
+# code marks around the marker.
+CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|#{1,6}\s|[!?]{3}\+?\s*\w.*$|[*_~`]+))*\s*")
+# Characters that render as nothing or as blank space without being Unicode format (Cf) or marks (M*).
+BLANKS = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
+
+
+def visible(text: str) -> str:
+    """What a reader sees of the text: compatibility forms folded (NFKC: full-width, ligatures) and
+    invisible characters dropped (format and control characters, combining marks, fillers)."""
+    text = unicodedata.normalize("NFKC", text).translate(BLANKS)
+    return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CM" or ch in "\t\n")
+
+
+def skeleton(text: str) -> str:
+    """The visible text in ASCII where it looks like ASCII: look-alike letters (Cyrillic Е, Greek Ο...)
+    mapped to the Latin ones they are confusable with (Unicode's confusables data)."""
+    text = visible(text)
+    if text.isascii():
+        return text
+    look_alikes = {found["character"]: next((h["c"] for h in found["homoglyphs"] if h["c"].isascii()), None)
+                   for found in confusables.is_confusable(text, greedy=True, preferred_aliases=["latin"]) or []}
+    return "".join(look_alikes.get(ch) or ch for ch in text)
+
+
+def marker_kind(line: str) -> str | None:
+    """The block kind a line announces, however it is written, or None: the parser's test for
+    near-misses and the rendered-page guard's test for marker text that escaped verification."""
+    match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", skeleton(line), count=1).strip())
+    return kind_named(match.group(1)) if match else None
+
+
+def kind_named(word: str) -> str:
+    """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
+    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT"}[word[0].lower()]
