@@ -50,7 +50,7 @@ def generate() -> tuple[dict[str, str], list[tuple[str, str]]]:
     picks = [(rel, *span) for rel in PINNED_FILES for span in symbols(rel)]
     files = {"docs/index.md": "---\ntitle: 系列总览\n---\n\n# 基准站点\n\n由 bench/bench_sources.py 生成。\n"}
     nav = [("系列总览", "index.md")]
-    for n in range(POSTS):  # numbered 0-99: chinese_number() of the engine fails on 100 and above
+    for n in range(1, POSTS + 1):  # a series numbers its posts from 1
         parts = []
         for j in range(QUOTES):
             i = n * QUOTES + j

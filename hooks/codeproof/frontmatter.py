@@ -8,6 +8,8 @@ import re
 import yaml
 
 from .markers import MARKER, skeleton
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML was built with it
 from .problems import Problem
 
 FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
@@ -73,7 +75,7 @@ def split_front_matter(raw: str) -> tuple[int, str]:
 def front_matter(raw: str) -> dict:
     match = FRONT_MATTER_RE.match(raw)
     try:
-        meta = yaml.safe_load(match.group(0).strip().strip("-.")) if match else None
+        meta = yaml.load(match.group(0).strip().strip("-."), Loader=SAFE_LOADER) if match else None
     except yaml.YAMLError:  # MkDocs reports it, with its line
         meta = None
     return meta if isinstance(meta, dict) else {}

@@ -2,8 +2,8 @@
 
 The engine seals every card and error box it renders with a secret made anew for each build (an
 attribute the guard removes once it has checked the page), so nothing an author writes can pass for
-one. The page is read as a browser reads it (html5lib, the WHATWG parsing algorithm: comments, CDATA
-and broken markup end where a browser ends them), and:
+one. The page is read as a browser reads it (Lexbor, through selectolax: the WHATWG parsing algorithm,
+so comments, CDATA and broken markup end where a browser ends them), and:
 
 - an element with a `proof-…` class outside a sealed card or box is a forgery;
 - nothing may change what a page shows beyond its Markdown: no script, style sheet, inline style
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import html5lib
+from selectolax.lexbor import LexborHTMLParser
 
 from .markers import MARKER, kind_named, skeleton
 from .problems import Problem
@@ -41,7 +41,7 @@ URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "da
                   "cite", "ping"}
 LOADED_ATTRIBUTES = {"src", "srcset", "poster", "data", "background"}  # fetched as the page loads
 SHOWN_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "label")  # text a reader may see
-BIDI_CONTROLS = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
 URL_NOISE = re.compile(r"[\x00-\x20]")  # browsers drop tabs and newlines anywhere, controls around
 
 
@@ -57,28 +57,29 @@ class _Reading:
 
 def _read(html: str, seal: str) -> _Reading:
     reading = _Reading()
-    root = html5lib.parseFragment(html, treebuilder="etree", namespaceHTMLElements=False)
-    # (element, sealed, example, inline code id): walked without recursion, as pages may nest deeply
-    pending = [(root, False, False, None)]
+    # (node, sealed, example, inline code id): walked without recursion, as pages may nest deeply. From the
+    # root: a parser moves a leading <style> or <meta> into <head>.
+    pending = [(LexborHTMLParser(html).root, False, False, None)]
     while pending:
-        element, sealed, example, code = pending.pop()
-        if isinstance(element, str):  # a tail: text after an element, in its parent's context
-            _text(reading, element, sealed, example, code)
+        node, sealed, example, code = pending.pop()
+        if node.tag == "-text":
+            _text(reading, node.text_content, sealed, example, code)
             continue
-        # None for a comment, which nobody sees; foreign (SVG, MathML) tags without their namespace
-        tag = element.tag.rsplit("}", 1)[-1] if isinstance(element.tag, str) else None
-        if tag:
-            sealed, example, code = _open(reading, element, tag, seal, sealed, example, code)
-            _text(reading, element.text, sealed, example, code)
-        for child in reversed(element):
-            if child.tail:
-                pending.append((child.tail, sealed, example, code))
-            pending.append((child, sealed, example, code))
+        if node.tag.startswith("-"):  # a comment or a doctype, which nobody sees
+            continue
+        sealed, example, code = _open(reading, node, seal, sealed, example, code)
+        if sealed:  # what the engine rendered holds verified text only: nothing in it to check
+            continue
+        children, child = [], node.child
+        while child is not None:
+            children.append(child)
+            child = child.next
+        pending += [(child, sealed, example, code) for child in reversed(children)]
     return reading
 
 
-def _open(reading: _Reading, element, tag: str, seal: str, sealed: bool, example: bool, code: int | None):
-    attrs = element.attrib
+def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code: int | None):
+    tag, attrs = node.tag, {name: value or "" for name, value in node.attributes.items()}
     classes = set((attrs.get("class") or "").split())
     own = {c for c in classes if c.startswith(SEALED_PREFIX)}
     if own and not sealed:
@@ -106,7 +107,7 @@ def _open(reading: _Reading, element, tag: str, seal: str, sealed: bool, example
     if "highlight" in classes:  # a highlighted block: its code is an example when it says markdown
         example = bool(classes & EXAMPLE_CLASSES)
     if tag == "code" and code is None:
-        code = id(element)
+        code = node.mem_id
     if tag == "pre":
         code = -1  # code inside pre is a block, not an inline span: never exempt by itself
     return sealed, example, code
@@ -115,9 +116,10 @@ def _open(reading: _Reading, element, tag: str, seal: str, sealed: bool, example
 def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code: int | None) -> None:
     if not text:
         return
-    if any(ch in BIDI_CONTROLS for ch in text) and not sealed:
-        reading.refused.append((f"a bidirectional control character (U+{ord(next(c for c in text if c in BIDI_CONTROLS)):04X}"
-                                "): it can make text read as something else", text[:10]))
+    bidi = BIDI_RE.search(text)
+    if bidi and not sealed:
+        reading.refused.append((f"a bidirectional control character (U+{ord(bidi.group()):04X}): it can make text "
+                                "read as something else", bidi.group()))
     if sealed or (example and code == -1):
         reading.segments.append(("\n", None))  # exempt: shown as written, and never joined to its neighbours
     else:

@@ -3,6 +3,7 @@ announces a block. Shared by the parser (near-misses), the front matter check an
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -19,12 +20,15 @@ NEAR_MARKER_RE = re.compile(rf"^{MARKER}[*_~`]*(?:<|[^\w]*$)", re.I)
 # code marks around the marker.
 CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|#{1,6}\s|[!?]{3}\+?\s*\w.*$|[*_~`]+))*\s*")
 # Characters that render as nothing or as blank space without being Unicode format (Cf) or marks (M*).
+ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 BLANKS = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 
 
 def visible(text: str) -> str:
     """What a reader sees of the text: compatibility forms folded (NFKC: full-width, ligatures) and
     invisible characters dropped (format and control characters, combining marks, fillers)."""
+    if text.isascii():  # the common case, and NFKC leaves ASCII alone: drop control characters only
+        return ASCII_CONTROLS.sub("", text)
     text = unicodedata.normalize("NFKC", text).translate(BLANKS)
     return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CM" or ch in "\t\n")
 
@@ -33,11 +37,16 @@ def skeleton(text: str) -> str:
     """The visible text in ASCII where it looks like ASCII: look-alike letters (Cyrillic Е, Greek Ο...)
     mapped to the Latin ones they are confusable with (Unicode's confusables data)."""
     text = visible(text)
-    if text.isascii():
-        return text
-    look_alikes = {found["character"]: next((h["c"] for h in found["homoglyphs"] if h["c"].isascii()), None)
-                   for found in confusables.is_confusable(text, greedy=True, preferred_aliases=["latin"]) or []}
-    return "".join(look_alikes.get(ch) or ch for ch in text)
+    return text if text.isascii() else "".join(map(_look_alike, text))
+
+
+@functools.lru_cache(maxsize=None)
+def _look_alike(ch: str) -> str:
+    """The ASCII character `ch` is confusable with, or `ch` (looked up once per character: pages repeat them)."""
+    if ch.isascii():
+        return ch
+    found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"]) or []
+    return next((h["c"] for f in found for h in f["homoglyphs"] if h["c"].isascii()), ch)
 
 
 def marker_kind(line: str) -> str | None:
