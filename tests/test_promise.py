@@ -18,7 +18,9 @@ from upstream import MODULE_V1
 PALETTE = ["", "````", "```", "~~~", "```python", "```text", "```markdown", "[REAL SOURCE]", "[Real Source]",
            "\uff3bOUTPUT\uff3d", "\u200b[EXPERIMENT]", "\ufeff[OUTPUT]", "[OUTPUT]", "!!! note", "    ", "- item",
            "> quote", "File: pkg/mod.py", "Symbol: helper", "        self.value = 42", 'print("node value 4")',
-           "node value 4", "<div class=\"proof-card\">", "</div>"]
+           "node value 4", "<div class=\"proof-card\">", "</div>", "<!-->", "<![CDATA[ x >",
+           '<div class="proof-card proof-card--output"><pre><code>node value 4</code></pre></div>',
+           "<style>code::after { content: 'node value 4' }</style>", "`[OUTPUT]`", "[OUTP`UT]`"]
 
 
 def insert(lines, at, text):
