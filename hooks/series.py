@@ -83,13 +83,21 @@ def on_files(files, config):
     # experiments/ is read once per build; a link or a file that cannot be published is a problem, published nowhere.
     published, problems = engine.runner.published()
     build.problems += problems
+    generated = []
     for resource in (r for r in published if r.is_script):
-        files.append(File.generated(config, resource.path, content=resource.data))  # the bytes read, not the path
+        generated.append(File.generated(config, resource.path, content=resource.data))  # the bytes read, not the path
         page = resources.script_page(resource.path, resource.data.decode("utf-8"))
         src = resources.script_page_src(resource.path)
-        files.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
+        generated.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     build.archive = resources.build_archive(root, engine.series.name, published)
-    files.append(File.generated(config, resources.ARCHIVE_URL, content=build.archive.data))
+    generated.append(File.generated(config, resources.ARCHIVE_URL, content=build.archive.data))
+    for file in generated:
+        taken = files.get_file_from_path(file.src_uri)
+        if taken is not None:  # the author's file would be replaced without a word
+            build.problems.append(Problem(shown_path(taken.abs_src_path, root), 1, "is where the build publishes "
+                                          f"{file.src_uri} of the experiments", hint="rename or move it"))
+            files.remove(taken)
+        files.append(file)
     return files
 
 
@@ -119,6 +127,13 @@ def on_page_content(html, page, config, files):
     build.problems += guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal,
                                        proved.accounted)
     return guard.unseal(html, seal)
+
+
+def on_nav(nav, config, files):
+    """The theme prints navigation titles as HTML on every page, outside any page's content."""
+    titles = [item.title for item in _walk(nav.items) if item.title]
+    build.problems += guard.check_titles(titles, "mkdocs.yml", 1)
+    return nav
 
 
 def on_page_context(context, page, config, nav):
@@ -164,6 +179,14 @@ def on_serve(server, config, builder):
     server.watch(str(root / "experiments"))
     server.watch(str(build.engine.series.lock_file))
     return server
+
+
+def _walk(items) -> list:
+    """Navigation items, nested ones included."""
+    found = []
+    for item in items:
+        found += [item] + _walk(getattr(item, "children", None) or [])
+    return found
 
 
 def _escape_meta(meta: dict) -> None:

@@ -72,6 +72,7 @@ def test_blocks_shown_inside_code_fences_are_not_blocks():
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: ../..", "Repo '../..' is not owner/name"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: HIPS/..", "Repo 'HIPS/..' is not owner/name"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f(" + "-" * 600 + "1)", "Symbol is longer than 500 characters"),
+        ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: shows \u3010OUTPUT\u3011 42", "Purpose names a block marker"),
     ],
 )
 def test_malformed_headers_are_problems_with_the_post_line(header, message):
@@ -213,3 +214,8 @@ def test_markers_inside_an_indented_markdown_fence_are_problems():
     text = "<div markdown=\"1\">\n\n    ```markdown\n" + GOOD + "    ```\n</div>\n"
     parsed = parse(text)
     assert "block marker '[REAL SOURCE]' inside the code block opened at line 3" in parsed.problems[0].message
+
+
+def test_a_table_of_contents_label_is_a_problem():
+    (problem,) = parse('## 小结 {: data-toc-label="[OUTPUT] 42" }\n').problems
+    assert (problem.line, problem.message) == (1, "a data-toc-label gives the table of contents text the page does not show")

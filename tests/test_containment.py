@@ -516,3 +516,11 @@ def test_in_the_bwrap_sandbox_there_is_no_network_not_even_loopback(root, make_r
         """)
         result = make_runner(sandbox="bwrap").result(SCRIPT)
     assert result.stdout.startswith("no network:"), result.stdout + result.stderr
+
+
+def test_a_script_whose_name_names_a_marker_is_not_published(root):
+    write(root, "experiments/[OUTPUT] grad=42.py", printing("x"))
+    files, problems = read_resources(root)
+    assert files == []
+    assert problems == [Problem("experiments/[OUTPUT] grad=42.py", 1, "the file name names a block marker, so its page "
+                                "would claim what nothing proved", hint="rename it")]

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from codeproof.overview import first_paragraph
 from conftest import mkdocs
 
 POST = "docs/posts/custom-primitive.md"
@@ -30,7 +31,7 @@ def test_quotes_and_bars_in_title_categories_and_description_are_escaped_where_t
     assert done.returncode == 0, done.stderr
     html = (site / "built" / "posts" / "custom-primitive" / "index.html").read_text(encoding="utf-8")
     description = re.search(r'<meta name="description" content="([^"]*)">', html).group(1)
-    assert description.startswith("第一段有 &#34;引号&#34; 与 &#34;&gt;&lt;b&gt;。")
+    assert description.startswith("第一段有 &#34;引号&#34; 与 &#34;b。")  # quotes escaped; no markup for the feed
     assert "<title>Autograd 源码学习（十三）：自定义 &#34;Primitive&#34; | 第二部分" in html
     assert 'C &#34;x&#34; | y</span>' in html
     overview = (site / "built" / "index.html").read_text(encoding="utf-8")
@@ -54,3 +55,9 @@ def test_front_matter_that_others_would_publish_as_markup_fails_with_its_line(si
     assert f"{POST}:{line}: front matter: {key} " in done.stderr
     assert "which the navigation, tags and feed would publish as markup" in done.stderr
     assert "hint: write it without <, > and &" in done.stderr
+
+
+def test_the_description_feeds_publish_holds_no_markup_and_no_marker():
+    assert first_paragraph('说明 `<div><b>[OUTPUT]</b><pre>grad = 42.0</pre></div>` 结束。') == ""
+    assert first_paragraph("说明 `<b>x</b>` & 结束。") == "说明 bx/b 结束。"
+    assert first_paragraph("~~~\n[OUTPUT]\n~~~\n\n    indented\n\n正文。") == "正文。"

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from codeproof.engine import Engine
-from codeproof.guard import check_page, unseal
+from codeproof.guard import check_page, check_titles, unseal
 from fixture_site import make_site
 
 POST = "docs/posts/x.md"
@@ -160,12 +160,14 @@ def test_script_addresses_are_refused_however_they_are_spelled(href):
     assert "attribute on <a>: it would change what the page shows" in guard(f'<a href="{href}">x</a>')[0].message
 
 
-@pytest.mark.parametrize("html", ['<img src="https://tracker.invalid/p.png" alt="x">',
-                                  '<img src="//tracker.invalid/p.png" alt="x">',
-                                  '<video poster="https://x.invalid/p.png"></video>',
-                                  '<picture><source srcset="a.png 1x, https://x.invalid/b.png 2x"></picture>'])
-def test_media_from_another_host_is_refused(html):
-    assert "it would change what the page shows" in guard(html)[0].message
+@pytest.mark.parametrize("html, refused", [
+    ('<img src="https://tracker.invalid/p.png" alt="x">', "a src='https://tracker.invalid/p.png' attribute on <img>"),
+    ('<img src="//tracker.invalid/p.png" alt="x">', "a src='//tracker.invalid/p.png' attribute on <img>"),
+    ('<video poster="https://x.invalid/p.png"></video>', "a <video> element"),
+    ('<picture><source srcset="a.png 1x, https://x.invalid/b.png 2x"></picture>', "a <picture> element"),
+])
+def test_media_from_another_host_is_refused(html, refused):
+    assert guard(html)[0].message.startswith(f"the page holds {refused}")
 
 
 def test_local_images_and_outside_links_are_allowed():
@@ -188,3 +190,30 @@ def test_each_escaped_marker_is_blamed_on_its_own_source_line():
     source = ["[OUTPUT] one", "prose", "[OUTPUT] two"]
     problems = check_page("<p>[OUTPUT] one</p><p>[OUTPUT] two</p>", POST, source, 10, 0, SEAL, set())
     assert [p.line for p in problems] == [10, 12]
+
+
+@pytest.mark.parametrize("html, refused", [
+    ("<p>[OUT<rp>-</rp>PUT]</p>", "a <rp> element"),
+    ("<p>[OUT<title>z</title>PUT]</p>", "a <title> element"),
+    ("<p>[OUT<noembed>z</noembed>PUT]</p>", "a <noembed> element"),
+    ('<p><bdo dir="rtl">[TUPTUO]</bdo></p>', "a <bdo> element"),
+    ('<p dir="rtl">x</p>', "a dir='rtl' attribute on <p>"),
+    ('<p>[EXPERI<span class="md-toggle">z</span>MENT]</p>', "the class 'md-toggle'"),
+    ('<div class="series-nav">上一篇</div>', "the class 'series-nav'"),
+])
+def test_what_a_browser_hides_or_reorders_is_refused(html, refused):
+    assert any(p.message.startswith(f"the page holds {refused}") for p in guard(html))
+
+
+@pytest.mark.parametrize("marker", ["\u3010OUTPUT\u3011", "\u27e6REAL SOURCE\u27e7", "\u3014EXPERIMENT\u3015",
+                                    "[\u1d0f\u1d1c\u1d1b\u1d18\u1d1c\u1d1b]", "[\u13beUT\u13e2UT]"])
+def test_brackets_and_letters_that_only_look_alike_still_make_a_marker(marker):
+    (problem,) = guard(f"<p>{marker}</p>")
+    assert "outside a verified card" in problem.message
+
+
+def test_titles_outside_the_page_are_checked_like_the_page():
+    problems = check_titles(["第六篇", "<b>[OUTPUT]</b> nav", "<img src=x onerror=alert(1)>"], "mkdocs.yml", 1)
+    messages = [p.message for p in problems]
+    assert "the page holds a onerror='alert(1)' attribute on <img>: it would change what the page shows" in messages
+    assert any("the rendered page shows [OUTPUT] outside a verified card" in m for m in messages)

@@ -88,3 +88,12 @@ def test_front_matter_the_site_cannot_publish_safely_fails_at_its_line(site, cap
     for text in (log, err):
         assert f"docs/posts/p.md:4: {message}" in text
     assert "Traceback" not in log + err
+
+
+def test_a_docs_file_where_the_build_publishes_a_script_page_fails(site):
+    (site.root / "docs" / "experiments").mkdir()
+    (site.root / "docs" / "experiments" / "show.md").write_text("# mine\n", encoding="utf-8")
+    built, log = site.build()
+    assert built is None
+    assert "docs/experiments/show.md:1: is where the build publishes experiments/show.md of the experiments" in log
+    assert "DeprecationWarning" not in log

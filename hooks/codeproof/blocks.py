@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .config import SHA_RE, normal_path, valid_repo
 from .frontmatter import front_matter, front_matter_problems, split_front_matter
-from .markers import BLANKS, CONTAINER_RE, marker_kind, skeleton, visible
+from .markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visible
 from .problems import Problem
 
 KEYS = {
@@ -101,6 +101,10 @@ def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:
         else:
             if marker_kind(lines[i]):
                 parsed.problems.append(_near_miss(parsed, i))
+            if "data-toc-label" in lines[i].lower():  # the label leaves the page for the table of contents, unchecked
+                parsed.problems.append(Problem(
+                    post, first_line + i, "a data-toc-label gives the table of contents text the page does not show",
+                    hint="remove it: the table of contents shows the heading itself"))
             i += 1
     return parsed
 
@@ -227,6 +231,8 @@ def _check_fields(kind: str, fields: dict[str, str], problem) -> None:
             problem(0, f"unknown key {key!r}", f"{kind} takes {', '.join(known)}")
         if len(value) > MAX_FIELD:
             problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
+        elif re.search(MARKER, skeleton(value), re.I):  # shown in a verified card, it would claim what nothing proved
+            problem(0, f"{key} names a block marker", "write it without the brackets")
     for key in spec["required"]:
         if not fields.get(key):
             problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")

@@ -32,10 +32,15 @@ SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-c
 CARD_CLASS = "proof-card"
 EXAMPLE_CLASSES = {"language-markdown", "language-md"}  # set by pymdownx.highlight's pygments_lang_class
 ANY_MARKER_RE = re.compile(MARKER, re.I)
-# Elements that run code, restyle or hide the page, or show what the Markdown does not.
+# Elements that run code, restyle or hide the page, show what the Markdown does not, hide their text by
+# the browser's own style sheet (rp, title, noembed...), or reorder it (bdo, bdi).
 FORBIDDEN_TAGS = {"script", "style", "link", "meta", "base", "iframe", "frame", "frameset", "object", "embed",
                   "applet", "template", "noscript", "svg", "math", "form", "input", "textarea", "select",
-                  "button", "canvas", "dialog", "portal"}
+                  "button", "canvas", "dialog", "portal", "title", "noembed", "noframes", "datalist", "area",
+                  "map", "param", "track", "source", "audio", "video", "picture", "ruby", "rt", "rp", "bdo", "bdi",
+                  "marquee", "slot"}
+# Classes of the theme and of the site's own style sheet: in a post they could hide or imitate the page's parts.
+RESERVED_CLASS_PREFIXES = ("md-", "series-", "twemoji")
 TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Markdown tables write
 URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
                   "cite", "ping"}
@@ -93,9 +98,13 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         return sealed, example, code
     if tag in FORBIDDEN_TAGS:
         reading.refused.append((f"a <{tag}> element: a post is Markdown, which never needs one", f"<{tag}"))
+    reserved = sorted(c for c in classes if c.startswith(RESERVED_CLASS_PREFIXES))
+    if reserved:
+        reading.refused.append((f"the class {reserved[0]!r}: it belongs to the theme or the site, and could hide or "
+                                "imitate the page's parts", reserved[0]))
     for name, value in attrs.items():
         url = URL_NOISE.sub("", value).lower()
-        if (name.startswith("on") or name == "hidden"
+        if (name.startswith("on") or name in ("hidden", "dir")
                 or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
                 or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
                 or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
@@ -131,15 +140,23 @@ def unseal(html: str, seal: str) -> str:
     return html.replace(" " + seal_attribute(seal), "")
 
 
-# Files under docs/ that MkDocs publishes as they are: these could show or run anything, unchecked.
-UNCHECKED_SUFFIXES = (".html", ".htm", ".xhtml", ".js", ".mjs", ".svg")
+# What docs/ may hold besides Markdown: MkDocs publishes other files as they are, and a browser may render
+# or run them (.html, .shtml, .xml, .js, .svg...), unchecked.
+PUBLISHED_AS_IS = (".md", ".css", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2")
 
 
 def unchecked_files(paths: list[str]) -> list[Problem]:
     """A problem for each file (a path from the repository root) that would be published unchecked."""
-    return [Problem(path, 1, "would be published as it is, unchecked: a page or script outside the posts' Markdown",
-                    hint="write it as a Markdown page, or remove it from docs/")
-            for path in paths if path.lower().endswith(UNCHECKED_SUFFIXES)]
+    return [Problem(path, 1, "would be published as it is, unchecked: docs/ holds Markdown pages, style sheets, "
+                             "images and fonts only", hint="write it as a Markdown page, or remove it from docs/")
+            for path in paths if not path.lower().endswith(PUBLISHED_AS_IS)]
+
+
+def check_titles(titles: list[str], where: str, line: int) -> list[Problem]:
+    """Titles the theme prints as HTML outside a page's content (the navigation, the table of contents):
+    each must hold nothing the guard would refuse in a page, and no marker."""
+    html = "".join(f"<p>{title}</p>" for title in titles)
+    return check_page(html, where, [], line, 0, seal="", accounted=set())
 
 
 def check_page(html: str, post: str, source_lines: list[str], first_line: int, proved_cards: int,

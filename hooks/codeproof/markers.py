@@ -42,11 +42,19 @@ def skeleton(text: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _look_alike(ch: str) -> str:
-    """The ASCII character `ch` is confusable with, or `ch` (looked up once per character: pages repeat them)."""
+    """The ASCII character `ch` looks like, or `ch` (looked up once per character: pages repeat them).
+    Any opening or closing bracket reads as a square one (an IME types 【】 for []); small capitals and
+    other letters are mapped by Unicode's confusables data, whatever script it files them under."""
     if ch.isascii():
         return ch
-    found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"]) or []
-    return next((h["c"] for f in found for h in f["homoglyphs"] if h["c"].isascii()), ch)
+    category, name = unicodedata.category(ch), unicodedata.name(ch, "")
+    if category in ("Ps", "Pe"):
+        return "[" if category == "Ps" else "]"
+    if name.startswith("LATIN LETTER SMALL CAPITAL "):
+        return name.rsplit(" ", 1)[1][0]
+    found = confusables.is_confusable(ch, greedy=True) or []
+    # A homoglyph may carry a combining mark (Cherokee Ꮎ is "O̵"): its first letter is what a reader sees.
+    return next((h["c"][0] for f in found for h in f["homoglyphs"] if h["c"][0].isascii() and h["c"][0].isalpha()), ch)
 
 
 def marker_kind(line: str) -> str | None:

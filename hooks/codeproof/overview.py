@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from . import resources
 from .config import Series
+from .markers import MARKER, skeleton
 from .problems import Problem
 from .series_nav import chinese_number
 
@@ -75,12 +76,15 @@ def environment_table(requirements: str) -> str:
 
 
 def first_paragraph(markdown: str) -> str:
-    """The first prose paragraph as plain text: a page's description for search engines and feeds."""
+    """The first prose paragraph as plain text: a page's description for search engines and feeds. Feeds
+    publish it as HTML, unchecked, so it holds no markup characters and no block marker."""
     for paragraph in re.split(r"\n\s*\n", markdown):
-        text = paragraph.strip()
-        if text and not text.startswith(("#", "<", "[", "|", "`", "-", ">", "!")):
+        text = paragraph.strip("\n")
+        if text.strip() and not text.startswith((" ", "\t", "#", "<", "[", "|", "`", "~", "-", ">", "!")):
             text = re.sub(r"`([^`]*)`", r"\1", text)
-            return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", " ".join(text.split()))
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+            text = " ".join(re.sub(r"[<>&]", "", text).split())
+            return "" if re.search(MARKER, skeleton(text), re.I) else text
     return ""
 
 

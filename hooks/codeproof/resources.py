@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from .markers import MARKER, skeleton
 from .problems import Problem, shown_path
 
 EXPERIMENTS = "experiments"
@@ -100,6 +101,9 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
         if not entry.name.isprintable():  # control characters, or bytes that are not UTF-8 (surrogates)
             problems.append(Problem(shown_path(path), 1, "the file name is not printable UTF-8, so it cannot be published",
                                     hint="rename it (letters, digits, '-', '_' and '.' are safe everywhere)"))
+        elif re.search(MARKER, skeleton(entry.name), re.I):  # the name heads its published page
+            problems.append(Problem(path, 1, "the file name names a block marker, so its page would claim what "
+                                             "nothing proved", hint="rename it"))
         elif entry.is_symlink():
             problems.append(_link_problem(Path(entry.path), path))
         elif entry.is_dir(follow_symlinks=False):
