@@ -126,7 +126,7 @@ def test_the_alignment_markdown_tables_write_is_allowed():
 
 
 @pytest.mark.parametrize("html", [
-    "<p>foo <section>[OUTPUT]</section></p>",
+    "<p>foo <strong>[OUTPUT]</strong></p>",
     "<p>some text [OUTPUT] in the middle</p>",
     "<p>[OUT<b></b>PUT]</p>",
     "<p>x<span>[</span>OUTPUT]</p>",
@@ -217,3 +217,12 @@ def test_titles_outside_the_page_are_checked_like_the_page():
     messages = [p.message for p in problems]
     assert "the page holds a onerror='alert(1)' attribute on <img>: it would change what the page shows" in messages
     assert any("the rendered page shows [OUTPUT] outside a verified card" in m for m in messages)
+
+
+@pytest.mark.parametrize("html, refused", [
+    ("<section>x</section>", "a <section> element"),
+    ('<p data-toc-label="x">y</p>', "a data-toc-label='x' attribute on <p>"),
+    ('<p translate="no">y</p>', "a translate='no' attribute on <p>"),
+])
+def test_only_what_markdown_writes_is_allowed(html, refused):
+    assert guard(html)[0].message.startswith(f"the page holds {refused}")

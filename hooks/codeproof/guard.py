@@ -6,8 +6,9 @@ one. The page is read as a browser reads it (Lexbor, through selectolax: the WHA
 so comments, CDATA and broken markup end where a browser ends them), and:
 
 - an element with a `proof-…` class outside a sealed card or box is a forgery;
-- nothing may change what a page shows beyond its Markdown: no script, style sheet, inline style
-  (but the text alignment Markdown tables write), event handler, hidden text, frame, form or SVG; no
+- nothing may change what a page shows beyond its Markdown: only the elements and attributes Markdown
+  writes (no script, style sheet, event handler, hidden text, frame, form, SVG), no inline style but
+  the text alignment Markdown tables write, no class of the theme or the site; no
   `javascript:`, `vbscript:` or `data:` address, and no media loaded from another host (it could
   change after the build); no bidirectional control character (it can make text read as another);
 - the page must hold exactly as many sealed cards as the engine verified blocks;
@@ -32,13 +33,18 @@ SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-c
 CARD_CLASS = "proof-card"
 EXAMPLE_CLASSES = {"language-markdown", "language-md"}  # set by pymdownx.highlight's pygments_lang_class
 ANY_MARKER_RE = re.compile(MARKER, re.I)
-# Elements that run code, restyle or hide the page, show what the Markdown does not, hide their text by
-# the browser's own style sheet (rp, title, noembed...), or reorder it (bdo, bdi).
-FORBIDDEN_TAGS = {"script", "style", "link", "meta", "base", "iframe", "frame", "frameset", "object", "embed",
-                  "applet", "template", "noscript", "svg", "math", "form", "input", "textarea", "select",
-                  "button", "canvas", "dialog", "portal", "title", "noembed", "noframes", "datalist", "area",
-                  "map", "param", "track", "source", "audio", "video", "picture", "ruby", "rt", "rp", "bdo", "bdi",
-                  "marquee", "slot"}
+# What Markdown and the site's extensions write (and the parser's own html, head, body): any other element
+# could run code, restyle or hide the page, hide its own text (rp, title...) or reorder it (bdo).
+ALLOWED_TAGS = {"html", "head", "body", "p", "div", "span", "a", "code", "pre", "em", "strong", "b", "i", "u", "s",
+                "del", "ins", "mark", "kbd", "samp", "var", "q", "cite", "sub", "sup", "small", "abbr", "time",
+                "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "blockquote", "ul", "ol", "li", "dl", "dt", "dd",
+                "table", "caption", "colgroup", "col", "thead", "tbody", "tfoot", "tr", "th", "td", "img",
+                "details", "summary", "figure", "figcaption"}
+# Likewise the attributes (values checked below); the seal is the engine's own.
+ALLOWED_ATTRIBUTES = {"class", "id", "name", "href", "src", "alt", "title", "style", "colspan", "rowspan", "span",
+                      "start", "reversed", "type", "open", "width", "height", "loading", "datetime", "lang",
+                      "download", "rel", "target", "aria-label", "aria-hidden", "role", "data-linenos",
+                      SEAL_ATTRIBUTE}
 # Classes of the theme and of the site's own style sheet: in a post they could hide or imitate the page's parts.
 RESERVED_CLASS_PREFIXES = ("md-", "series-", "twemoji")
 TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Markdown tables write
@@ -96,7 +102,7 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
                                     "verified cards", "proof-"))
     if sealed:
         return sealed, example, code
-    if tag in FORBIDDEN_TAGS:
+    if tag not in ALLOWED_TAGS:
         reading.refused.append((f"a <{tag}> element: a post is Markdown, which never needs one", f"<{tag}"))
     reserved = sorted(c for c in classes if c.startswith(RESERVED_CLASS_PREFIXES))
     if reserved:
@@ -104,7 +110,7 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
                                 "imitate the page's parts", reserved[0]))
     for name, value in attrs.items():
         url = URL_NOISE.sub("", value).lower()
-        if (name.startswith("on") or name in ("hidden", "dir")
+        if (name not in ALLOWED_ATTRIBUTES
                 or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
                 or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
                 or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
