@@ -5,6 +5,7 @@ Everything else lives in hooks/codeproof/, which also runs as `python -m hooks.c
 
 from __future__ import annotations
 
+from html import escape
 from pathlib import Path
 
 from markupsafe import Markup
@@ -56,16 +57,15 @@ def on_config(config):
         raise PluginError(str(error)) from None
     except SourceError as error:  # e.g. a lock file that is not a lock
         raise PluginError(f"{error}\n  hint: {error.hint}") from None
+    unfit = guard.docs_problems(Path(config.docs_dir), build.engine.series.root)
+    if unfit:  # MkDocs walks docs/ next, following links (a loop never ends) and copying what they lead to
+        raise PluginError(report(unfit))
     return config
 
 
 def on_files(files, config):
     engine = build.engine
     root = engine.series.root
-    unnamed = [Problem(shown_path(f.abs_src_path, root), 1, "the file name is not UTF-8 text, so it has no address",
-                       hint="rename it") for f in files if not f.src_uri.isprintable()]
-    if unnamed:  # MkDocs would stop on it with a traceback
-        raise PluginError(report(unnamed))
     for file in files.documentation_pages():
         parsed, meta = read_post(Path(file.abs_src_path), shown_path(file.abs_src_path, root))
         build.parsed[file.src_uri] = parsed
@@ -73,9 +73,6 @@ def on_files(files, config):
         build.posts += [info] if info else []
         build.problems += [problem] if problem else []
     build.problems += overview.duplicate_numbers(build.posts)
-    docs = Path(config.docs_dir)  # the author's files; the theme's are the theme's
-    build.problems += guard.unchecked_files([shown_path(f.abs_src_path, root) for f in files if not f.generated_by
-                                             and Path(f.abs_src_path).is_relative_to(docs)])
     unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
     if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
         raise PluginError(report(unreadable))
@@ -124,8 +121,10 @@ def on_page_content(html, page, config, files):
         return html
     parsed, proved = build.proved[page.file.src_uri]
     seal = build.engine.seal
-    build.problems += guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal,
-                                       proved.accounted)
+    found = guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal, proved.accounted)
+    build.problems += found
+    if found:  # serve shows the problems instead of the page; a build fails on them
+        return f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>'
     return guard.unseal(html, seal)
 
 

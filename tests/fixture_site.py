@@ -71,15 +71,16 @@ class Site:
     def post(self) -> Path:
         return self.root / "docs" / "posts" / "p.md"
 
-    def build(self) -> tuple[Path | None, str]:
-        """Build with --strict in this process: (site folder, log) on success, (None, log) on failure."""
+    def build(self, command: str = "build") -> tuple[Path | None, str]:
+        """Build with --strict in this process: (site folder, log) on success, (None, log) on failure.
+        `command="serve"` builds as `mkdocs serve` does: problems are shown in the pages, not raised."""
         records: list[str] = []
         handler = logging.Handler()
         handler.emit = lambda record: records.append(record.getMessage())
         logging.getLogger("mkdocs").addHandler(handler)
         try:
             config = load_config(str(self.root / "mkdocs.yml"), strict=True, site_dir=str(self.root / "site"))
-            config.plugins.on_startup(command="build", dirty=False)
+            config.plugins.on_startup(command=command, dirty=False)
             build(config)
             return self.root / "site", "\n".join(records)
         except (Abort, BuildError) as error:

@@ -199,6 +199,8 @@ def test_each_escaped_marker_is_blamed_on_its_own_source_line():
     ('<p><bdo dir="rtl">[TUPTUO]</bdo></p>', "a <bdo> element"),
     ('<p dir="rtl">x</p>', "a dir='rtl' attribute on <p>"),
     ('<p>[EXPERI<span class="md-toggle">z</span>MENT]</p>', "the class 'md-toggle'"),
+    ('<p>[OUT<span class="tabbed-block">XYZ</span>PUT]</p>', "the class 'tabbed-block'"),
+    ('<p class="highlight"><span data-linenos="[OUTPUT]"></span></p>', "a data-linenos='[OUTPUT]' attribute on <span>"),
     ('<div class="series-nav">上一篇</div>', "the class 'series-nav'"),
 ])
 def test_what_a_browser_hides_or_reorders_is_refused(html, refused):
@@ -226,3 +228,13 @@ def test_titles_outside_the_page_are_checked_like_the_page():
 ])
 def test_only_what_markdown_writes_is_allowed(html, refused):
     assert guard(html)[0].message.startswith(f"the page holds {refused}")
+
+
+def test_while_serving_a_page_the_guard_refuses_shows_its_problems_instead(tmp_path):
+    site = make_site(tmp_path)
+    forged = '<div class="proof-card proof-card--output"><pre><code>FORGED</code></pre></div>'
+    site.post.write_text(site.post.read_text() + "\n" + forged + "\n", encoding="utf-8")
+    built, _ = site.build(command="serve")
+    html = (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    assert "FORGED</code>" not in html
+    assert "the page holds a hand-written proof-card proof-card--output element" in html

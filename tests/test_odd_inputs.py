@@ -27,7 +27,7 @@ def test_a_post_that_is_a_fifo_fails_without_blocking(site, capsys):
     built, log, code, err = built_and_checked(site, capsys)
     assert built is None and code == 1
     for text in (log, err):
-        assert "docs/posts/fifo.md:1: is a link or not a regular file, so it cannot be a page" in text
+        assert "docs/posts/fifo.md:1: not a regular file with one name, so it cannot be published" in text
 
 
 def test_a_post_linked_from_outside_the_repository_fails(site, capsys, tmp_path):
@@ -37,7 +37,7 @@ def test_a_post_linked_from_outside_the_repository_fails(site, capsys, tmp_path)
     built, log, code, err = built_and_checked(site, capsys)
     assert built is None and code == 1
     for text in (log, err):
-        assert "docs/posts/link.md:1: is a link or not a regular file, so it cannot be a page" in text
+        assert f"docs/posts/link.md:1: a symbolic link (to {outside}): the site would publish whatever it leads to" in text
     assert "Traceback" not in log + err
 
 
@@ -97,3 +97,16 @@ def test_a_docs_file_where_the_build_publishes_a_script_page_fails(site):
     assert built is None
     assert "docs/experiments/show.md:1: is where the build publishes experiments/show.md of the experiments" in log
     assert "DeprecationWarning" not in log
+
+
+def test_links_in_docs_fail_before_mkdocs_walks_them(site, capsys):
+    (site.root / "docs" / "assets").mkdir()
+    (site.root / "docs" / "assets" / "leak.css").symlink_to("/etc/hostname")
+    (site.root / "docs" / "loop").mkdir()
+    (site.root / "docs" / "loop" / "up").symlink_to("..")
+    built, log, code, err = built_and_checked(site, capsys)
+    assert built is None and code == 1
+    for text in (log, err):
+        assert "docs/assets/leak.css:1: a symbolic link (to /etc/hostname): the site would publish whatever it leads to" in text
+        assert "docs/loop/up:1: a symbolic link (to ..)" in text
+    assert "Traceback" not in log + err

@@ -268,3 +268,13 @@ def test_an_experiment_timeout_that_would_never_end_a_run_is_refused(upstream, t
     config.write_text(yaml.safe_dump(data))
     with pytest.raises(SeriesConfigError, match=r"extra.series.experiments.timeout: .* is not a number of seconds between 0 and 3600"):
         load_series(config)
+
+
+@pytest.mark.parametrize("title", ["[OUTPUT] Broadcasting", "<b>x</b>", "A & B"])
+def test_an_announced_title_with_markup_or_a_marker_is_refused(upstream, title):
+    config = upstream.config()
+    data = yaml.safe_load(config.read_text())
+    data["extra"]["series"]["announced"] = [{"number": 7, "title": title}]
+    config.write_text(yaml.safe_dump(data, allow_unicode=True))
+    with pytest.raises(SeriesConfigError, match=r"extra.series.announced: the title .* of number 7 holds markup"):
+        load_series(config)

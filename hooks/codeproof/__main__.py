@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -33,12 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         series = load_series(args.config)
         docs = args.docs or series.root / "docs"
-        posts = [read_post(path, shown_path(path, series.root))[0] for path in sorted(docs.rglob("*.md"))]
+        posts = [read_post(path, shown_path(path, series.root))[0] for path in _markdown_files(docs)]
         if args.command == "lock":
             return lock(series, posts)
-        unchecked = guard.unchecked_files([shown_path(p, series.root) for p in sorted(docs.rglob("*")) if p.is_file()])
         return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force,
-                     known=unchecked)
+                     known=guard.docs_problems(docs, series.root))
     except KeyboardInterrupt:
         print("interrupted: the experiments were stopped; every file is whole (posts are only ever replaced "
               "whole)", file=sys.stderr)
@@ -89,6 +89,12 @@ def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Prob
         print(report(problems), file=sys.stderr)
         return 1
     return 0
+
+
+def _markdown_files(docs: Path) -> list[Path]:
+    """The regular Markdown files under docs/, without following links (docs_problems reports the others)."""
+    found = (Path(folder) / name for folder, _, names in os.walk(docs) for name in names if name.endswith(".md"))
+    return sorted(path for path in found if path.is_file() and not path.is_symlink())
 
 
 def left_alone(checked) -> Problem:

@@ -14,6 +14,8 @@ import yaml
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
+from .markers import MARKER, skeleton
+
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
@@ -105,7 +107,8 @@ def series_from_extra(extra_series: dict | None, root: Path) -> Series:
     errors, _warnings = schema.validate()
     problems = [f"extra.series.{key}: {err}" for key, err in errors]
     if not problems:
-        problems = _check_baseline(schema.baseline) + _check_experiments(schema.experiments)
+        problems = (_check_baseline(schema.baseline) + _check_experiments(schema.experiments)
+                    + _check_announced(schema.announced))
     if problems:
         raise SeriesConfigError("mkdocs.yml: " + "; ".join(problems))
     return Series(
@@ -132,6 +135,13 @@ def _check_baseline(baseline) -> list[str]:
     elif baseline.sdist_sha256 and not SHA256_RE.match(baseline.sdist_sha256):
         problems.append(f"extra.series.baseline.sdist_sha256: {baseline.sdist_sha256!r} is not a 64-hex SHA-256")
     return problems
+
+
+def _check_announced(announced) -> list[str]:
+    """Announced titles are printed in every post's series navigation: plain text, naming no marker."""
+    return [f"extra.series.announced: the title {item.title!r} of number {item.number} holds markup characters "
+            "(<, > or &) or names a block marker"
+            for item in announced if item.title and (set(item.title) & set("<>&") or re.search(MARKER, skeleton(item.title), re.I))]
 
 
 def _check_experiments(experiments) -> list[str]:

@@ -20,13 +20,16 @@ so comments, CDATA and broken markup end where a browser ends them), and:
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
 from .markers import MARKER, kind_named, skeleton
-from .problems import Problem
+from .problems import Problem, shown_path
 from .render import SEAL_ATTRIBUTE, seal_attribute
 
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
@@ -45,8 +48,14 @@ ALLOWED_ATTRIBUTES = {"class", "id", "name", "href", "src", "alt", "title", "sty
                       "start", "reversed", "type", "open", "width", "height", "loading", "datetime", "lang",
                       "download", "rel", "target", "aria-label", "aria-hidden", "role", "data-linenos",
                       SEAL_ATTRIBUTE}
-# Classes of the theme and of the site's own style sheet: in a post they could hide or imitate the page's parts.
-RESERVED_CLASS_PREFIXES = ("md-", "series-", "twemoji")
+# The classes the site's Markdown extensions write: Pygments' short token classes, the highlighter's, the
+# table of contents' permalinks, admonitions and details of the usual types. Any other class could be one the
+# theme or the site styles, to hide text (`tabbed-block`), draw some (`[data-linenos]`) or imitate a part.
+ALLOWED_CLASS_RE = re.compile(
+    r"[a-z]{1,3}[0-9]?(-[A-Z][A-Za-z]*)*|highlight|linenos|language-[a-z0-9+#-]+|headerlink|admonition(-title)?|"
+    r"note|abstract|summary|tldr|info|todo|tip|hint|important|success|check|done|question|help|faq|warning|"
+    r"caution|attention|failure|fail|missing|danger|error|bug|example|quote|cite")
+LINE_NUMBER_RE = re.compile(r"\d+\s*")  # the only text a data-linenos may give the theme to draw
 TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Markdown tables write
 URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
                   "cite", "ping"}
@@ -104,13 +113,14 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         return sealed, example, code
     if tag not in ALLOWED_TAGS:
         reading.refused.append((f"a <{tag}> element: a post is Markdown, which never needs one", f"<{tag}"))
-    reserved = sorted(c for c in classes if c.startswith(RESERVED_CLASS_PREFIXES))
-    if reserved:
-        reading.refused.append((f"the class {reserved[0]!r}: it belongs to the theme or the site, and could hide or "
-                                "imitate the page's parts", reserved[0]))
+    foreign = sorted(c for c in classes if not ALLOWED_CLASS_RE.fullmatch(c))
+    if foreign:
+        reading.refused.append((f"the class {foreign[0]!r}: Markdown does not write it, and the theme or the site "
+                                "could use it to hide, draw or imitate a part of the page", foreign[0]))
     for name, value in attrs.items():
         url = URL_NOISE.sub("", value).lower()
         if (name not in ALLOWED_ATTRIBUTES
+                or name == "data-linenos" and not LINE_NUMBER_RE.fullmatch(value)
                 or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
                 or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
                 or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
@@ -151,11 +161,32 @@ def unseal(html: str, seal: str) -> str:
 PUBLISHED_AS_IS = (".md", ".css", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2")
 
 
-def unchecked_files(paths: list[str]) -> list[Problem]:
-    """A problem for each file (a path from the repository root) that would be published unchecked."""
-    return [Problem(path, 1, "would be published as it is, unchecked: docs/ holds Markdown pages, style sheets, "
-                             "images and fonts only", hint="write it as a Markdown page, or remove it from docs/")
-            for path in paths if not path.lower().endswith(PUBLISHED_AS_IS)]
+def docs_problems(docs: Path, root: Path) -> list[Problem]:
+    """What in the docs folder MkDocs would publish unchecked, or could not even walk: links (a link can
+    copy any file of the machine into the site, and a loop hangs the walk), hard links, special files,
+    names that are not UTF-8, and files other than Markdown, style sheets, images and fonts."""
+    problems = []
+    for folder, subfolders, names in os.walk(docs):  # never follows links
+        for name in sorted(subfolders + names):
+            path = Path(folder) / name
+            shown = shown_path(path, root)
+            info = path.lstat()
+            if not name.isprintable():
+                problems.append(Problem(shown, 1, "the file name is not UTF-8 text, so it has no address", hint="rename it"))
+            elif stat.S_ISLNK(info.st_mode):
+                problems.append(Problem(shown, 1, f"a symbolic link (to {os.readlink(path)}): the site would publish "
+                                                  "whatever it leads to", hint="replace it with a copy, or remove it"))
+            elif stat.S_ISDIR(info.st_mode):
+                continue
+            elif not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+                problems.append(Problem(shown, 1, "not a regular file with one name, so it cannot be published",
+                                        hint="replace it with a copy, or remove it"))
+            elif not name.lower().endswith(PUBLISHED_AS_IS):
+                problems.append(Problem(shown, 1, "would be published as it is, unchecked: docs/ holds Markdown "
+                                                  "pages, style sheets, images and fonts only",
+                                        hint="write it as a Markdown page, or remove it from docs/"))
+        subfolders[:] = [d for d in subfolders if not (Path(folder) / d).is_symlink()]
+    return problems
 
 
 def check_titles(titles: list[str], where: str, line: int) -> list[Problem]:

@@ -9,7 +9,17 @@ import unicodedata
 
 from confusable_homoglyphs import confusables
 
-MARKER = r"\[\s*(real[\W_]*source|experiment|output)\s*\]"  # in a skeleton (see skeleton), any case
+# Letters that ASCII itself has look-alikes for (0 for O, 1 l | for I); spaces of any width between letters.
+ASCII_LOOK_ALIKES = {"o": "[o0]", "i": "[i1l|]", "l": "[l1i|]"}
+
+
+def _spelled(word: str) -> str:
+    return r"\s*".join(ASCII_LOOK_ALIKES.get(letter, letter) for letter in word)
+
+
+# A marker in a skeleton (see skeleton), in any case.
+MARKER = (rf"\[\s*({_spelled('real')}[\W_]*{_spelled('source')}|{_spelled('experiment')}|{_spelled('output')})"
+          r"\s*\]")
 # A line that is a marker once its skeleton is taken (see marker_kind) and containers are stripped: after
 # the marker (and any emphasis or code marks) comes nothing but punctuation and symbols, or raw HTML. So
 # `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
@@ -66,4 +76,4 @@ def marker_kind(line: str) -> str | None:
 
 def kind_named(word: str) -> str:
     """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
-    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT"}[word[0].lower()]
+    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT", "0": "OUTPUT"}[word[0].lower()]
