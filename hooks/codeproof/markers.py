@@ -70,6 +70,8 @@ def _look_alike(ch: str) -> str:
 def marker_kind(line: str) -> str | None:
     """The block kind a line announces, however it is written, or None: the parser's test for
     near-misses and the rendered-page guard's test for marker text that escaped verification."""
+    if line.isascii() and "[" not in line:  # most lines: no bracket, so no marker
+        return None
     match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", skeleton(line), count=1).strip())
     return kind_named(match.group(1)) if match else None
 
