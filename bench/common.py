@@ -1,7 +1,7 @@
 """Helpers shared by the benchmarks: build a generated site in a temp dir, time `mkdocs build`, print tables.
 
 A site is a temp copy of the real one's machinery (mkdocs.yml, hooks/, overrides/,
-docs/assets/, requirements.txt, sources.lock.json, .cache/blobs) plus generated
+requirements.txt, sources.lock.json, .cache/blobs) plus generated
 docs/ and experiments/. Its mkdocs.yml is the real one with a generated `nav`,
 and, for the "plain" variant, without `hooks:` and `extra:` (the hook's config).
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 COMMIT = "90dbeb8d23f0222b0124eaf961f1209db0cf4333"
 PINNED_FILES = ("autograd/core.py", "autograd/numpy/numpy_vjps.py", "autograd/numpy/numpy_wrapper.py")
-COPIED = ("mkdocs.yml", "hooks", "overrides", "docs/assets", "requirements.txt", "sources.lock.json", ".cache/blobs")
+COPIED = ("mkdocs.yml", "hooks", "overrides", "requirements.txt", "sources.lock.json", ".cache/blobs")
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 PROSE = "本文由基准脚本生成，用来测量构建时核对引用与输出的开销。\n\n"
 SERIAL_MKDOCS = "import os; os.cpu_count = lambda: 1; from mkdocs.__main__ import cli; cli(['build'])"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 
+from codeproof.blocks import parse_post
 from codeproof.engine import Engine
 from codeproof.guard import check_page, check_titles, unseal
 from fixture_site import make_site
@@ -238,3 +240,34 @@ def test_while_serving_a_page_the_guard_refuses_shows_its_problems_instead(tmp_p
     html = (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
     assert "FORGED</code>" not in html
     assert "the page holds a hand-written proof-card proof-card--output element" in html
+
+
+@pytest.mark.parametrize("marker", ["[OUTPU\u1e6c]", "[\u022eUTPUT]", "[REAL SOURC\u0116]", "[OUT\u200aPUT]",
+                                    "[EXPERlMENT]", "[REAL S0URCE]"])
+def test_accents_spaces_and_ascii_look_alikes_still_make_a_marker(marker):
+    (problem,) = guard(f"<p>{marker}</p>")
+    assert "outside a verified card" in problem.message
+
+
+@pytest.mark.parametrize("html", ['<p>[OUT<span class="highlight"><code><a id="h1">X</a></code></span>PUT]</p>',
+                                  '<p>[OUT<a class="headerlink" href="#t6">X</a>PUT]</p>'])
+def test_text_the_theme_hides_is_refused(html):
+    assert any(p.message.startswith("the page holds text the theme hides ('X'") for p in guard(html))
+
+
+@pytest.mark.parametrize("html", ['<div class="admonition example"><p class="admonition-title">OUTPUT</p></div>',
+                                  "<details><summary>Real Source</summary><p>x</p></details>"])
+def test_a_box_titled_like_a_card_is_refused(html):
+    assert guard(html)[0].message.startswith("the page holds a box titled")
+
+
+def test_quotation_elements_are_refused_as_the_browser_draws_brackets_around_them():
+    assert guard('<p><q lang="ja"><q>OUTPUT</q></q></p>')[0].message.startswith("the page holds a <q> element")
+
+
+@pytest.mark.parametrize("line", ["[OUTPUT]" + "~" * 100_000 + "x", "~~~a" + " " * 100_000 + "b",
+                                  "File: a" + " " * 100_000 + "b"])
+def test_a_very_long_line_is_read_in_linear_time(line):
+    started = time.monotonic()
+    parse_post(POST, f"[OUTPUT]\n{line}\n\n{line}\n")
+    assert time.monotonic() - started < 2

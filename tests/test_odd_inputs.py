@@ -48,7 +48,7 @@ def test_a_file_name_that_is_not_utf8_fails_the_build_naming_it(site):
     assert "docs/bad\\xff.md:1: the file name is not UTF-8 text, so it has no address" in log
 
 
-@pytest.mark.parametrize("name", ["page.html", "tamper.js", "picture.svg"])
+@pytest.mark.parametrize("name", ["page.html", "tamper.js", "picture.svg", "restyle.css", "page.shtml", "feed.xml"])
 def test_a_static_page_or_script_in_docs_fails_as_unchecked(site, capsys, name):
     (site.root / "docs" / name).write_text('<div class="proof-card">all checks passed</div>\n', encoding="utf-8")
     built, log, code, err = built_and_checked(site, capsys)

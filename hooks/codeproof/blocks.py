@@ -24,8 +24,10 @@ KEYS = {
     "OUTPUT": {"required": ("File",), "optional": ("Tolerance",), "lang": "text"},
 }
 HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
-FIELD_RE = re.compile(r"^([A-Za-z]+):\s*(.*?)\s*$")
-FENCE_RE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
+# Greedy to the end of the line, then stripped in code: a lazy match before `\s*$` takes time quadratic in
+# a line's length.
+FIELD_RE = re.compile(r"^([A-Za-z]+):(.*)$")
+FENCE_RE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 MAX_FIELD = 500  # characters of a header value: more is a mistake, and parsing it would cost without bound
 # Fenced code in these languages is an example of the format (as in the authoring guide), never a block.
 EXAMPLE_LANGS = ("markdown", "md")
@@ -122,7 +124,7 @@ def _skip_fenced_code(parsed: ParsedPost, start: int, fence: re.Match) -> int:
         return len(lines)
     # Only a top-level fence is surely a fence to Markdown too: an indented one may be an indented code
     # block, whose "closing" fence leaves what follows as Markdown.
-    example = not fence.group("indent") and fence.group("info").split(" ")[0].lower() in EXAMPLE_LANGS
+    example = not fence.group("indent") and fence.group("info").strip().split(" ")[0].lower() in EXAMPLE_LANGS
     if not example:
         for j in range(start + 1, close - 1):
             if marker_kind(lines[j]):
@@ -184,7 +186,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
         elif match.group(1) in fields:
             problem(i - start, f"{match.group(1)} is given twice", "keep one")
         else:
-            fields[match.group(1)] = match.group(2)
+            fields[match.group(1)] = match.group(2).strip()
         i += 1
     _check_fields(kind, fields, problem)
 
@@ -205,10 +207,10 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
         else:
             if fence.group("indent"):
                 problem(j - start, "the fence of the quote is indented", "start the fence at the beginning of the line")
-            if fence.group("info") != lang:
+            if fence.group("info").strip() != lang:
                 problem(
                     j - start,
-                    f"the fenced block is `{fence.group('info') or '(no language)'}`, expected `{lang}`",
+                    f"the fenced block is `{fence.group('info').strip() or '(no language)'}`, expected `{lang}`",
                     f"open the fence with ```{lang} and nothing else",
                 )
             quote, quote_start, end = "\n".join(lines[j + 1 : close - 1]), j + 1, close

@@ -32,6 +32,7 @@ from .markers import MARKER, kind_named, skeleton
 from .problems import Problem, shown_path
 from .render import SEAL_ATTRIBUTE, seal_attribute
 
+KINDS = {"REAL SOURCE", "EXPERIMENT", "OUTPUT"}
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 CARD_CLASS = "proof-card"
 EXAMPLE_CLASSES = {"language-markdown", "language-md"}  # set by pymdownx.highlight's pygments_lang_class
@@ -39,7 +40,7 @@ ANY_MARKER_RE = re.compile(MARKER, re.I)
 # What Markdown and the site's extensions write (and the parser's own html, head, body): any other element
 # could run code, restyle or hide the page, hide its own text (rp, title...) or reorder it (bdo).
 ALLOWED_TAGS = {"html", "head", "body", "p", "div", "span", "a", "code", "pre", "em", "strong", "b", "i", "u", "s",
-                "del", "ins", "mark", "kbd", "samp", "var", "q", "cite", "sub", "sup", "small", "abbr", "time",
+                "del", "ins", "mark", "kbd", "samp", "var", "cite", "sub", "sup", "small", "abbr", "time",
                 "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "blockquote", "ul", "ol", "li", "dl", "dt", "dd",
                 "table", "caption", "colgroup", "col", "thead", "tbody", "tfoot", "tr", "th", "td", "img",
                 "details", "summary", "figure", "figcaption"}
@@ -129,6 +130,17 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     for name in SHOWN_ATTRIBUTES:
         if attrs.get(name):
             reading.segments += [("\n", None), (skeleton(attrs[name]), None), ("\n", None)]
+    # The theme hides these: the permalink of a heading (its text is ¶) and the line anchors in code.
+    if "headerlink" in classes or tag == "a" and "id" in attrs and code is not None:
+        text = node.text(deep=True).strip()
+        if text not in ("", "¶"):
+            reading.refused.append((f"text the theme hides ({text[:20]!r} in <{tag}>): a reader does not see it, so "
+                                    "it could split what a reader sees", text[:20]))
+    # A box titled like a card: an admonition or details whose whole title is a block's kind.
+    if "admonition-title" in classes or tag == "summary":
+        title = re.sub(r"[\W_]+", " ", skeleton(node.text(deep=True))).strip().upper()
+        if title in KINDS:
+            reading.refused.append((f"a box titled {title!r}: it would pass for a verified card", title))
     if "highlight" in classes:  # a highlighted block: its code is an example when it says markdown
         example = bool(classes & EXAMPLE_CLASSES)
     if tag == "code" and code is None:
@@ -157,14 +169,15 @@ def unseal(html: str, seal: str) -> str:
 
 
 # What docs/ may hold besides Markdown: MkDocs publishes other files as they are, and a browser may render
-# or run them (.html, .shtml, .xml, .js, .svg...), unchecked.
-PUBLISHED_AS_IS = (".md", ".css", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2")
+# or run them (.html, .shtml, .xml, .js, .svg...) or restyle every page with them (.css: the site's style
+# sheet is code, in overrides/), unchecked.
+PUBLISHED_AS_IS = (".md", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2")
 
 
 def docs_problems(docs: Path, root: Path) -> list[Problem]:
     """What in the docs folder MkDocs would publish unchecked, or could not even walk: links (a link can
     copy any file of the machine into the site, and a loop hangs the walk), hard links, special files,
-    names that are not UTF-8, and files other than Markdown, style sheets, images and fonts."""
+    names that are not UTF-8, and files other than Markdown pages, images and fonts."""
     problems = []
     for folder, subfolders, names in os.walk(docs):  # never follows links
         for name in sorted(subfolders + names):
@@ -183,7 +196,7 @@ def docs_problems(docs: Path, root: Path) -> list[Problem]:
                                         hint="replace it with a copy, or remove it"))
             elif not name.lower().endswith(PUBLISHED_AS_IS):
                 problems.append(Problem(shown, 1, "would be published as it is, unchecked: docs/ holds Markdown "
-                                                  "pages, style sheets, images and fonts only",
+                                                  "pages, images and fonts only",
                                         hint="write it as a Markdown page, or remove it from docs/"))
         subfolders[:] = [d for d in subfolders if not (Path(folder) / d).is_symlink()]
     return problems

@@ -25,7 +25,7 @@ MARKER = (rf"\[\s*({_spelled('real')}[\W_]*{_spelled('source')}|{_spelled('exper
 # `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
 # (`[OUTPUT] 块记录输出`, `## `[OUTPUT]`：实验的输出`), a link (`[Output](…)`) or a link reference
 # (`[output]: https://…`) is prose.
-NEAR_MARKER_RE = re.compile(rf"^{MARKER}[*_~`]*(?:<|[^\w]*$)", re.I)
+NEAR_MARKER_RE = re.compile(rf"^{MARKER}(?P<rest>.*)$", re.I | re.S)  # the rest is judged in marker_kind
 # Quote and list markers, admonitions and details (`!!! note`, `??? note`), headings, and emphasis or
 # code marks around the marker.
 CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|#{1,6}\s|[!?]{3}\+?\s*\w.*$|[*_~`]+))*\s*")
@@ -35,12 +35,14 @@ BLANKS = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 
 
 def visible(text: str) -> str:
-    """What a reader sees of the text: compatibility forms folded (NFKC: full-width, ligatures) and
+    """What a reader sees of the text: compatibility forms folded (NFKD: full-width, ligatures), accents and
     invisible characters dropped (format and control characters, combining marks, fillers)."""
     if text.isascii():  # the common case, and NFKC leaves ASCII alone: drop control characters only
         return ASCII_CONTROLS.sub("", text)
-    text = unicodedata.normalize("NFKC", text).translate(BLANKS)
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CM" or ch in "\t\n")
+    # Decomposed first, so that accents on letters (Ṭ, Ȯ) are marks too, and dropped with the invisible ones.
+    text = unicodedata.normalize("NFKD", text).translate(BLANKS)
+    text = "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CM" or ch in "\t\n")
+    return unicodedata.normalize("NFC", text)
 
 
 def skeleton(text: str) -> str:
@@ -73,7 +75,10 @@ def marker_kind(line: str) -> str | None:
     if line.isascii() and "[" not in line:  # most lines: no bracket, so no marker
         return None
     match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", skeleton(line), count=1).strip())
-    return kind_named(match.group(1)) if match else None
+    if not match:
+        return None
+    rest = match.group("rest").lstrip("*_~`")  # (stripped, not matched: a regex would retry every split)
+    return kind_named(match.group(1)) if rest.startswith("<") or not re.search(r"\w", rest) else None
 
 
 def kind_named(word: str) -> str:
