@@ -258,11 +258,11 @@ def test_text_the_theme_hides_is_refused(html):
 @pytest.mark.parametrize("html", ['<div class="admonition example"><p class="admonition-title">OUTPUT</p></div>',
                                   "<details><summary>Real Source</summary><p>x</p></details>"])
 def test_a_box_titled_like_a_card_is_refused(html):
-    assert guard(html)[0].message.startswith("the page holds a box titled")
+    assert "a card's label outside a card would pass for a verified one" in guard(html)[0].message
 
 
 def test_quotation_elements_are_refused_as_the_browser_draws_brackets_around_them():
-    assert guard('<p><q lang="ja"><q>OUTPUT</q></q></p>')[0].message.startswith("the page holds a <q> element")
+    assert any(p.message.startswith("the page holds a <q> element") for p in guard('<p><q lang="ja"><q>OUTPUT</q></q></p>'))
 
 
 @pytest.mark.parametrize("line", ["[OUTPUT]" + "~" * 100_000 + "x", "~~~a" + " " * 100_000 + "b",
@@ -271,3 +271,22 @@ def test_a_very_long_line_is_read_in_linear_time(line):
     started = time.monotonic()
     parse_post(POST, f"[OUTPUT]\n{line}\n\n{line}\n")
     assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("html, refused", [
+    ('<div class="admonition success"><p class="admonition-title">REAL SOURCE · autograd/core.py L101–L107</p></div>',
+     "a <p> reading 'REAL SOURCE AUTOGRAD CORE PY L101 L107'"),
+    ("<div><p><strong>REAL SOURCE</strong></p></div>", "a <p> reading 'REAL SOURCE'"),
+    ("<dl><dt>File</dt><dd>autograd/core.py</dd></dl>", "a <dl> element"),
+    ('<div class="highlight"><pre><code><span class="linenos" data-linenos="101 "></span>fake</code></pre></div>',
+     "a data-linenos='101 ' attribute on <span>"),
+])
+def test_a_cards_label_rows_or_line_numbers_outside_a_card_are_refused(html, refused):
+    assert any(p.message.startswith(f"the page holds {refused}") for p in guard(html))
+
+
+@pytest.mark.parametrize("marker", ["[\U0001f17e\U0001f184\U0001f183\U0001f17f\U0001f184\U0001f183]", "[\u25cbUTPUT]",
+                                    "[EXPER\u4e28MENT]", "\u23a1OUTPUT\u23a6", "[\U0001f1f4\U0001f1fa\U0001f1f9\U0001f1f5\U0001f1fa\U0001f1f9]"])
+def test_letters_and_brackets_named_like_latin_ones_still_make_a_marker(marker):
+    (problem,) = guard(f"<p>{marker}</p>")
+    assert "outside a verified card" in problem.message

@@ -4,6 +4,7 @@ traceback or a hang."""
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -110,3 +111,15 @@ def test_links_in_docs_fail_before_mkdocs_walks_them(site, capsys):
         assert "docs/assets/leak.css:1: a symbolic link (to /etc/hostname): the site would publish whatever it leads to" in text
         assert "docs/loop/up:1: a symbolic link (to ..)" in text
     assert "Traceback" not in log + err
+
+
+@pytest.mark.parametrize("body", ["[" * 20_000, "*" * 5000 + "x" + "*" * 5000, "".join("    " * i + "- a\n" for i in range(400)),
+                                  '<div markdown="1">\n' * 1500 + "x\n" + "</div>\n" * 1500, "[a" * 3000],
+                         ids=["brackets", "emphasis", "deep-list", "nested-divs", "many-links"])
+def test_a_post_markdown_would_fail_or_stall_on_fails_first_with_its_line(site, body):
+    site.post.write_text(site.post.read_text() + "\n" + body + "\n", encoding="utf-8")
+    started = time.monotonic()
+    built, log = site.build()
+    assert time.monotonic() - started < 20
+    assert built is None and "Traceback" not in log and "RecursionError" not in log
+    assert "Markdown would fail on" in log

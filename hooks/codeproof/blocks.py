@@ -80,10 +80,33 @@ def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
                                        hint="save the post as UTF-8"))
         return parsed, {}
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")  # as MkDocs reads it (universal newlines)
+    too_much = _too_much_to_render(raw.split("\n"), shown)
+    if too_much:
+        return ParsedPost(post=shown, lines=[], first_line=1, problems=too_much), {}
     first_line, body = split_front_matter(raw)
     parsed, meta = parse_post(shown, body, first_line), front_matter(raw)
     parsed.problems += front_matter_problems(meta, raw.split("\n")[: first_line - 1], shown)
     return parsed, meta
+
+
+# Python-Markdown recurses into nested blocks and rescans runs of brackets and emphasis: past these sizes a
+# post would end the build with a RecursionError, or take minutes. No post needs more.
+MAX_LINE, MAX_INDENT, MAX_RUN, MAX_OPENINGS = 10_000, 200, 100, 200
+LONG_RUN_RE = re.compile(r"[\[*_]{%d}|>(\s*>){50}" % MAX_RUN)
+
+
+def _too_much_to_render(lines: list[str], post: str) -> list[Problem]:
+    problems = []
+    for number, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE or len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip()) > MAX_INDENT \
+                or LONG_RUN_RE.search(line) or line.count("[") > 5 * MAX_RUN:
+            problems.append(Problem(post, number, f"the line is too long, too deeply indented or nested, or holds a run "
+                                                  f"of over {MAX_RUN} brackets or emphasis marks: Markdown would fail on it",
+                                    hint=f"keep lines under {MAX_LINE} characters and nesting shallow"))
+    if sum(line.lower().count("<div") + line.lower().count("<details") for line in lines) > MAX_OPENINGS:
+        problems.append(Problem(post, 1, f"over {MAX_OPENINGS} HTML blocks: nested so deep, Markdown would fail on them",
+                                hint="a post is Markdown: write it without raw HTML blocks"))
+    return problems
 
 
 def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:
@@ -103,12 +126,25 @@ def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:
         else:
             if marker_kind(lines[i]):
                 parsed.problems.append(_near_miss(parsed, i))
+            elif marker_kind(lines[i], prose_too=True) and _code_follows(lines, i):
+                parsed.problems.append(Problem(
+                    post, first_line + i, "a line that starts with a block marker is followed by a code block: it "
+                    "reads as a block, but nothing verifies it", hint="write the block as the authoring guide shows"))
             if "data-toc-label" in lines[i].lower():  # the label leaves the page for the table of contents, unchecked
                 parsed.problems.append(Problem(
                     post, first_line + i, "a data-toc-label gives the table of contents text the page does not show",
                     hint="remove it: the table of contents shows the heading itself"))
             i += 1
     return parsed
+
+
+def _code_follows(lines: list[str], index: int) -> bool:
+    """Whether the next non-blank line after `index` opens code that is not a Markdown example."""
+    following = next((line for line in lines[index + 1:] if line.strip()), "")
+    fence = FENCE_RE.match(following)
+    if fence:
+        return fence.group("info").strip().split(" ")[0].lower() not in EXAMPLE_LANGS
+    return following.startswith(("    ", "\t"))
 
 
 def _skip_fenced_code(parsed: ParsedPost, start: int, fence: re.Match) -> int:

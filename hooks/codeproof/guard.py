@@ -33,6 +33,7 @@ from .problems import Problem, shown_path
 from .render import SEAL_ATTRIBUTE, seal_attribute
 
 KINDS = {"REAL SOURCE", "EXPERIMENT", "OUTPUT"}
+LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 CARD_CLASS = "proof-card"
 EXAMPLE_CLASSES = {"language-markdown", "language-md"}  # set by pymdownx.highlight's pygments_lang_class
@@ -41,14 +42,13 @@ ANY_MARKER_RE = re.compile(MARKER, re.I)
 # could run code, restyle or hide the page, hide its own text (rp, title...) or reorder it (bdo).
 ALLOWED_TAGS = {"html", "head", "body", "p", "div", "span", "a", "code", "pre", "em", "strong", "b", "i", "u", "s",
                 "del", "ins", "mark", "kbd", "samp", "var", "cite", "sub", "sup", "small", "abbr", "time",
-                "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "blockquote", "ul", "ol", "li", "dl", "dt", "dd",
+                "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "blockquote", "ul", "ol", "li",
                 "table", "caption", "colgroup", "col", "thead", "tbody", "tfoot", "tr", "th", "td", "img",
                 "details", "summary", "figure", "figcaption"}
 # Likewise the attributes (values checked below); the seal is the engine's own.
 ALLOWED_ATTRIBUTES = {"class", "id", "name", "href", "src", "alt", "title", "style", "colspan", "rowspan", "span",
                       "start", "reversed", "type", "open", "width", "height", "loading", "datetime", "lang",
-                      "download", "rel", "target", "aria-label", "aria-hidden", "role", "data-linenos",
-                      SEAL_ATTRIBUTE}
+                      "download", "rel", "target", "aria-label", "aria-hidden", "role", SEAL_ATTRIBUTE}
 # The classes the site's Markdown extensions write: Pygments' short token classes, the highlighter's, the
 # table of contents' permalinks, admonitions and details of the usual types. Any other class could be one the
 # theme or the site styles, to hide text (`tabbed-block`), draw some (`[data-linenos]`) or imitate a part.
@@ -56,7 +56,6 @@ ALLOWED_CLASS_RE = re.compile(
     r"[a-z]{1,3}[0-9]?(-[A-Z][A-Za-z]*)*|highlight|linenos|language-[a-z0-9+#-]+|headerlink|admonition(-title)?|"
     r"note|abstract|summary|tldr|info|todo|tip|hint|important|success|check|done|question|help|faq|warning|"
     r"caution|attention|failure|fail|missing|danger|error|bug|example|quote|cite")
-LINE_NUMBER_RE = re.compile(r"\d+\s*")  # the only text a data-linenos may give the theme to draw
 TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Markdown tables write
 URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
                   "cite", "ping"}
@@ -121,7 +120,6 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     for name, value in attrs.items():
         url = URL_NOISE.sub("", value).lower()
         if (name not in ALLOWED_ATTRIBUTES
-                or name == "data-linenos" and not LINE_NUMBER_RE.fullmatch(value)
                 or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
                 or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
                 or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
@@ -136,11 +134,16 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         if text not in ("", "¶"):
             reading.refused.append((f"text the theme hides ({text[:20]!r} in <{tag}>): a reader does not see it, so "
                                     "it could split what a reader sees", text[:20]))
-    # A box titled like a card: an admonition or details whose whole title is a block's kind.
-    if "admonition-title" in classes or tag == "summary":
-        title = re.sub(r"[\W_]+", " ", skeleton(node.text(deep=True))).strip().upper()
-        if title in KINDS:
-            reading.refused.append((f"a box titled {title!r}: it would pass for a verified card", title))
+    # A card's label, unbracketed: a box (admonition, details) whose title names a block's kind, or a
+    # heading, paragraph or bold text that is nothing but one. It would pass for a verified card.
+    # (Bracketed, it is a marker, reported as such; in code, it is code.)
+    text = skeleton(node.text(deep=True))
+    words = re.sub(r"[\W_]+", " ", text).strip().upper()
+    boxed = "admonition-title" in classes or tag == "summary"
+    if code is None and not ANY_MARKER_RE.search(text) and (
+            boxed and any(kind in words for kind in KINDS) or tag in LABELS and words in KINDS):
+        reading.refused.append((f"a <{tag}> reading {words[:40]!r}: a card's label outside a card would pass for "
+                                "a verified one", words[:20]))
     if "highlight" in classes:  # a highlighted block: its code is an example when it says markdown
         example = bool(classes & EXAMPLE_CLASSES)
     if tag == "code" and code is None:

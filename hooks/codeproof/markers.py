@@ -30,6 +30,8 @@ NEAR_MARKER_RE = re.compile(rf"^{MARKER}(?P<rest>.*)$", re.I | re.S)  # the rest
 # code marks around the marker.
 CONTAINER_RE = re.compile(r"^(?:\s*(?:>|[-*+]\s|\d+[.)]\s|#{1,6}\s|[!?]{3}\+?\s*\w.*$|[*_~`]+))*\s*")
 # Characters that render as nothing or as blank space without being Unicode format (Cf) or marks (M*).
+LETTER_NAME_RE = re.compile(r"(?:LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL )?|SYMBOL LETTER )([A-Z])$")
+VERTICAL_STROKES = set("丨│┃║⎸⏐▏▕❘｜ǀ")
 ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 BLANKS = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 
@@ -62,23 +64,32 @@ def _look_alike(ch: str) -> str:
     category, name = unicodedata.category(ch), unicodedata.name(ch, "")
     if category in ("Ps", "Pe"):
         return "[" if category == "Ps" else "]"
-    if name.startswith("LATIN LETTER SMALL CAPITAL "):
-        return name.rsplit(" ", 1)[1][0]
+    if "BRACKET" in name or "CORNER" in name:  # bracket pieces (⎡ ⎦) and corners (⌜ ⌟)
+        return "[" if "LEFT" in name else "]" if "RIGHT" in name else ch
+    letter = LETTER_NAME_RE.search(name)  # small capitals, negative squared letters, regional indicators...
+    if letter:
+        return letter.group(1)
+    if "CIRCLE" in name:  # ○ ◯ ⚪ ⭕
+        return "O"
+    if ch in VERTICAL_STROKES:
+        return "I"
     found = confusables.is_confusable(ch, greedy=True) or []
     # A homoglyph may carry a combining mark (Cherokee Ꮎ is "O̵"): its first letter is what a reader sees.
     return next((h["c"][0] for f in found for h in f["homoglyphs"] if h["c"][0].isascii() and h["c"][0].isalpha()), ch)
 
 
-def marker_kind(line: str) -> str | None:
+def marker_kind(line: str, prose_too: bool = False) -> str | None:
     """The block kind a line announces, however it is written, or None: the parser's test for
-    near-misses and the rendered-page guard's test for marker text that escaped verification."""
+    near-misses and the rendered-page guard's test for marker text that escaped verification.
+    `prose_too` counts a line that starts with a marker and goes on as prose (`[OUTPUT] of x`)."""
     if line.isascii() and "[" not in line:  # most lines: no bracket, so no marker
         return None
     match = NEAR_MARKER_RE.match(CONTAINER_RE.sub("", skeleton(line), count=1).strip())
     if not match:
         return None
     rest = match.group("rest").lstrip("*_~`")  # (stripped, not matched: a regex would retry every split)
-    return kind_named(match.group(1)) if rest.startswith("<") or not re.search(r"\w", rest) else None
+    alone = rest.startswith("<") or not re.search(r"\w", rest)
+    return kind_named(match.group(1)) if alone or prose_too else None
 
 
 def kind_named(word: str) -> str:
