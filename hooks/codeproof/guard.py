@@ -137,10 +137,10 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     # A card's label, unbracketed: a box (admonition, details) whose title names a block's kind, or a
     # heading, paragraph or bold text that is nothing but one. It would pass for a verified card.
     # (Bracketed, it is a marker, reported as such; in code, it is code.)
-    text = skeleton(node.text(deep=True))
-    words = re.sub(r"[\W_]+", " ", text).strip().upper()
     boxed = "admonition-title" in classes or tag == "summary"
-    if code is None and not ANY_MARKER_RE.search(text) and (
+    text = skeleton(node.text(deep=True)) if code is None and (boxed or tag in LABELS) else ""
+    words = re.sub(r"[\W_]+", " ", text).strip().upper()
+    if words and not ANY_MARKER_RE.search(text) and (
             boxed and any(kind in words for kind in KINDS) or tag in LABELS and words in KINDS):
         reading.refused.append((f"a <{tag}> reading {words[:40]!r}: a card's label outside a card would pass for "
                                 "a verified one", words[:20]))
