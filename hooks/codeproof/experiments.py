@@ -321,6 +321,7 @@ class ExperimentRunner:
         self._lock = threading.Lock()
         self._read_lock = threading.Lock()
         self._published: tuple[list[Resource], list[Problem]] | None = None
+        self._by_path: tuple[dict[str, bytes], dict[str, Problem]] = ({}, {})  # the same, by path
         self._running: set[subprocess.Popen] = set()  # supervisors under way, for cancel()
         self._key: bytes | None = None
 
@@ -359,15 +360,19 @@ class ExperimentRunner:
     def published(self) -> tuple[list[Resource], list[Problem]]:
         """experiments/ as resources.read_resources reads it, once per runner (that is, per build):
         what runs, what the site publishes and what the archive holds are the same bytes."""
-        with self._read_lock:
-            if self._published is None:
-                self._published = read_resources(self.root)
-            return self._published
+        self._read()
+        return self._published
 
     def resources(self) -> tuple[dict[str, bytes], dict[str, Problem]]:
         """The published resources as {path: bytes}, and {path: Problem} of the refused files."""
-        files, problems = self.published()
-        return {f.path: f.data for f in files}, {p.post: p for p in problems}
+        self._read()
+        return self._by_path
+
+    def _read(self) -> None:
+        with self._read_lock:
+            if self._published is None:
+                files, problems = self._published = read_resources(self.root)
+                self._by_path = ({f.path: f.data for f in files}, {p.post: p for p in problems})
 
     def _result(self, script: str) -> RunResult:
         files, problems = self.resources()
