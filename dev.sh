@@ -9,11 +9,13 @@ cd "$(dirname "$0")"
 
 venv=.venv
 stamp="$venv/.requirements.sha256"
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "dev.sh: Python 3.10+ is needed" >&2; exit 2; }
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  # The engine, importable as `codeproof` from anywhere (see pyproject.toml); its dependencies are pinned above.
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
   echo "$want" > "$stamp"
 fi
 export NO_MKDOCS_2_WARNING=1
@@ -25,6 +27,6 @@ case "$command" in
   build) exec mkdocs build --strict "$@" ;;
   serve) exec mkdocs serve "$@" ;;
   test) exec python -m pytest "$@" ;;
-  check|update|lock) exec python -m hooks.codeproof "$command" "$@" ;;
+  check|update|lock) exec python -m codeproof "$command" "$@" ;;
   *) sed -n '2,7p' "$0" >&2; exit 2 ;;
 esac

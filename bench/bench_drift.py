@@ -31,10 +31,9 @@ from pathlib import Path
 
 from common import ROOT, table
 
-sys.path.insert(0, str(ROOT / "hooks"))
-from codeproof import verify  # noqa: E402
-from codeproof.blocks import Block, parse_post  # noqa: E402
-from codeproof.sources import FileRef  # noqa: E402
+from codeproof import verify
+from codeproof.blocks import Block, parse_post
+from codeproof.sources import FileRef
 
 REF = FileRef("bench/upstream", "0" * 40, "big.py")
 

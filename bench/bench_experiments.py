@@ -66,7 +66,7 @@ def calibrate() -> int:
 
 def run_scripts(site: Path, scripts: list[str]) -> dict[str, tuple[str, float]]:
     """Each script run as the engine runs it (its fixed environment), in parallel: script -> (stdout, seconds)."""
-    from codeproof.experiments import FIXED_ENV  # main() puts the site's hooks/ on sys.path
+    from codeproof.experiments import FIXED_ENV
 
     def one(script: str) -> tuple[str, float]:
         started = time.perf_counter()
@@ -125,7 +125,6 @@ def main() -> None:
     nav = [("系列总览", "index.md")] + [(f"实验 {n}", f"posts/exp-{n:02d}.md") for n in range(1, COUNT + 1)]
     with workdir(args.keep) as tmp:
         hooked = make_site(tmp / "hooked", files, nav)
-        sys.path.insert(0, str(hooked / "hooks"))
         outputs = run_scripts(hooked, scripts)
         write_files(hooked, {f"docs/posts/exp-{n:02d}.md": front_matter(n, "实验") + PROSE + f"[OUTPUT]\nFile: {script}"
                              f"\n\n```text\n{outputs[script][0].rstrip()}\n```\n" for n, script in enumerate(scripts, 1)})

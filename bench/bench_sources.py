@@ -6,7 +6,7 @@ Generates a series of 100 posts, each quoting 10 runs of 3-8 whole lines from sy
   (a) a warm `mkdocs build` with the hook;
   (b) the same site with the quotes already rendered by the engine and the hook removed
       (no `hooks:`, no `extra:`); the ratio (a)/(b) has a goal of <= 1.10;
-  (c) `python -m hooks.codeproof check` over the 1,000 quotes.
+  (c) `python -m codeproof check` over the 1,000 quotes.
 
 Each site is built once untimed (warm caches), then (a) and (b) alternate --repeat times, so that
 load from other processes falls on both alike; the fastest of each is reported, with its CPU time.
@@ -73,7 +73,7 @@ def main() -> None:
         cards = (count_in_html(hooked, "proof-card--source"), count_in_html(plain, "proof-card--source"))
         if cards != (POSTS * QUOTES,) * 2:
             sys.exit(f"expected {POSTS * QUOTES} source cards in each site, found {cards}")
-        checks = [run(hooked, [sys.executable, "-m", "hooks.codeproof", "check"]) for _ in range(args.repeat)]
+        checks = [run(hooked, [sys.executable, "-m", "codeproof", "check"]) for _ in range(args.repeat)]
         table(f"{POSTS} posts x {QUOTES} REAL SOURCE quotes (fastest of {args.repeat})", [
             ("(a) warm build, hook", f"{a}   {walls(a_all)}"),
             ("(b) warm build, inlined, no hook", f"{b}   {walls(b_all)}"),

@@ -153,7 +153,6 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     Each post goes through parse_post, Engine.check and Engine.render, and the block's lines are
     replaced as hooks/series.py does; experiment scripts become plain pages, as the hook publishes them.
     """
-    sys.path.insert(0, str(site / "hooks"))
     from codeproof import resources
     from codeproof.blocks import parse_post
     from codeproof.frontmatter import split_front_matter

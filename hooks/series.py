@@ -1,6 +1,6 @@
 """MkDocs hook of the series: translates MkDocs events into calls of the codeproof engine.
 
-Everything else lives in hooks/codeproof/, which also runs as `python -m hooks.codeproof`.
+Everything else lives in hooks/codeproof/, which also runs as `python -m codeproof`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Shared fixtures. The engine is imported as `codeproof`, as the MkDocs hook imports it."""
+"""Shared fixtures. The engine is the installed package `codeproof` (see pyproject.toml), as everywhere."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "hooks"))
+from codeproof.config import in_ci, load_series
+from codeproof.experiments import NO_CACHE_ENV
 
-from codeproof.config import in_ci, load_series  # noqa: E402
-from codeproof.experiments import NO_CACHE_ENV  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 # CI explores the same examples every run, so a submission's result does not depend on luck;
 # locally each run explores new ones.
@@ -44,7 +43,7 @@ def git(cwd: Path, *args: str) -> str:
 @pytest.fixture(scope="session")
 def warm_cache() -> Path:
     """The real pinned files, fetched once (from the cache, git or PyPI) for the whole session."""
-    done = subprocess.run([sys.executable, "-m", "hooks.codeproof", "check"], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "codeproof", "check"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return ROOT / ".cache"
 

@@ -27,7 +27,7 @@ def line_of(site, post, text):
 
 
 def codeproof(site, command):
-    return subprocess.run([sys.executable, "-m", "hooks.codeproof", command], cwd=site, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "codeproof", command], cwd=site, capture_output=True, text=True)
 
 
 def test_one_changed_character_in_a_quote_fails_the_build_with_file_line_and_diff(site):

@@ -130,7 +130,7 @@ def test_ctrl_c_during_update_stops_promptly_kills_the_run_and_leaves_the_post_w
     script.write_text("import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\nprint('done')\n")
     text = upstream.post.read_text() + "\n[OUTPUT]\nFile: experiments/slow.py\n\n```text\nold\n```\n"
     upstream.post.write_text(text)
-    process = subprocess.Popen([sys.executable, "-m", "hooks.codeproof", "update", "--config", str(upstream.config())],
+    process = subprocess.Popen([sys.executable, "-m", "codeproof", "update", "--config", str(upstream.config())],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(3)  # the experiment is under way
     started = time.monotonic()

@@ -1,8 +1,8 @@
 """Command line: verify and repair the posts without building the site.
 
-    python -m hooks.codeproof check   [--no-cache]   verify every block; exit 1 on any problem
-    python -m hooks.codeproof update  [--no-cache] [--force]   rewrite drifted quotes and outputs in place
-    python -m hooks.codeproof lock                   record blob SHA-1s of newly quoted files
+    python -m codeproof check   [--no-cache]   verify every block; exit 1 on any problem
+    python -m codeproof update  [--no-cache] [--force]   rewrite drifted quotes and outputs in place
+    python -m codeproof lock                   record blob SHA-1s of newly quoted files
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from .sources import SourceError, default_store, git_blob_sha1
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hooks.codeproof", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="codeproof", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("check", "update", "lock"))
     parser.add_argument("--config", default="mkdocs.yml", type=Path, help="the site's mkdocs.yml")
     parser.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs/ beside mkdocs.yml)")
     parser.add_argument("--no-cache", action="store_true", help="run every experiment again")
     parser.add_argument("--force", action="store_true",
-                        help=f"update: also replace quotes that share less than {SIMILARITY_FLOOR:.0%} with the source")
+                        help=f"update: also replace quotes that share less than {SIMILARITY_FLOOR * 100:.0f}%% with the source")
     args = parser.parse_args(argv)
     try:
         series = load_series(args.config)

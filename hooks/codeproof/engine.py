@@ -1,6 +1,6 @@
 """The engine: verify each block of a post against its evidence, and render what was verified.
 
-Used alike by the MkDocs hook and by the command line (`python -m hooks.codeproof`).
+Used alike by the MkDocs hook and by the command line (`python -m codeproof`).
 """
 
 from __future__ import annotations

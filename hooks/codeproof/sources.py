@@ -299,7 +299,7 @@ class SourceStore:
         if expected is None:
             raise SourceError(
                 f"{ref} has no entry in the lock file {self.lock.path.name}",
-                hint="run `./dev.sh lock` (python -m hooks.codeproof lock) to record it, and commit the lock",
+                hint="run `./dev.sh lock` (python -m codeproof lock) to record it, and commit the lock",
             )
         cached = self.cache_path(expected)
         if self.read_cache and cached.is_file():

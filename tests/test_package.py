@@ -1,0 +1,37 @@
+"""The engine is one installed package with one import name, wherever it is used from."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+# Loads the engine every way the project does: the MkDocs hook (through MkDocs' own loader), the command
+# line's module, and a plain import; then lists the engine modules the process holds.
+PROBE = """
+import sys
+from mkdocs.config import load_config
+load_config({config!r})
+import codeproof.__main__, codeproof.sources
+print(codeproof.__file__)
+print(sorted(name for name in sys.modules if "codeproof" in name.split(".")[:2] and not name.startswith("codeproof")))
+"""
+
+
+def test_the_hook_the_command_line_and_a_plain_import_share_one_engine(tmp_path: Path):
+    done = subprocess.run([sys.executable, "-c", PROBE.format(config=str(ROOT / "mkdocs.yml"))], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    path, others = done.stdout.splitlines()
+    assert Path(path) == ROOT / "hooks" / "codeproof" / "__init__.py"
+    assert others == "[]"  # no `hooks.codeproof`, no second copy of a module under another name
+
+
+def test_the_command_line_is_installed_and_runs_from_any_folder(tmp_path: Path):
+    done = subprocess.run([Path(sys.executable).parent / "codeproof", "--help"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: codeproof [-h]")
+    assert "share less than 50% with the source" in " ".join(done.stdout.split())
