@@ -32,8 +32,8 @@ from pathlib import Path
 from common import ROOT, table
 
 from codeproof import verify
-from codeproof.blocks import Block, parse_post
-from codeproof.sources import FileRef
+from codeproof.blocks import parse_post
+from codeproof.structure import Block, FileRef
 
 REF = FileRef("bench/upstream", "0" * 40, "big.py")
 

@@ -14,13 +14,15 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import clean_directory
 
-from codeproof import frontmatter, guard, overview, resources, series_nav
+from codeproof import frontmatter, guard, overview, resources
 from codeproof.blocks import parse_post, read_post
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
-from codeproof.sources import SourceError
+from codeproof.filesystem import shown_path
 from codeproof.render import relative_url
-from codeproof.problems import Problem, report, shown_path
+from codeproof.series_model import duplicate_numbers, series_entry, series_model
+from codeproof.sources import SourceError
+from codeproof.structure import Problem, SeriesModel, report
 
 log = get_plugin_logger(__name__)
 
@@ -28,31 +30,38 @@ log = get_plugin_logger(__name__)
 class _Build:
     """What one build knows. MkDocs keeps this module across `serve` rebuilds, so on_config renews it."""
 
-    serving = False
-
-    def __init__(self, engine: Engine | None = None, site_dir: str | None = None):
+    def __init__(self, engine: Engine | None = None, site_dir: str | None = None, serving: bool = False):
         self.engine = engine
         self.site_dir = site_dir
+        self.serving = serving  # `mkdocs serve` shows problems in the pages; a build fails on them
         self.problems = []
         self.warnings = []
         self.archive = None
-        self.posts: list[overview.PostInfo] = []  # the published posts, from their front matter
+        self.series = SeriesModel(())  # built in on_files from the posts' front matter
         self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
+    def stop(self) -> None:
+        """Free what the build holds: experiment runs still going are stopped."""
+        if self.engine:  # None when the configuration itself failed
+            self.engine.runner.cancel()
+
 
 build = _Build()
+mkdocs_command = "build"  # of this process: MkDocs calls on_startup once, before the first on_config
 
 
 def on_startup(command, dirty):
-    _Build.serving = command == "serve"
+    global mkdocs_command
+    mkdocs_command = command
 
 
 def on_config(config):
     global build
     root = Path(config.config_file_path).resolve().parent
     try:
-        build = _Build(Engine(series_from_extra(config.extra.get("series"), root)), config.site_dir)
+        engine = Engine(series_from_extra(config.extra.get("series"), root))
+        build = _Build(engine, config.site_dir, serving=mkdocs_command == "serve")
     except SeriesConfigError as error:
         raise PluginError(str(error)) from None
     except SourceError as error:  # e.g. a lock file that is not a lock
@@ -66,13 +75,15 @@ def on_config(config):
 def on_files(files, config):
     engine = build.engine
     root = engine.series.root
+    posts = []
     for file in files.documentation_pages():
         parsed, meta = read_post(Path(file.abs_src_path), shown_path(file.abs_src_path, root))
         build.parsed[file.src_uri] = parsed
-        info, problem = overview.post_info(meta, file.src_uri, file.url, parsed.post)
-        build.posts += [info] if info else []
+        entry, problem = series_entry(meta, file.src_uri, file.url, parsed.post)
+        posts += [entry] if entry else []
         build.problems += [problem] if problem else []
-    build.problems += overview.duplicate_numbers(build.posts)
+    build.problems += duplicate_numbers(posts)
+    build.series = series_model(posts, engine.series.announced)
     unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
     if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
         raise PluginError(report(unreadable))
@@ -112,7 +123,7 @@ def on_page_markdown(markdown, page, config, files):
     build.proved[page.file.src_uri] = (parsed, proved)
     page.meta.setdefault("description", overview.first_paragraph(proved.markdown))  # for <meta> and the feed
     if page.is_homepage:
-        return overview.fill(proved.markdown, build.engine.series, build.posts, build.archive)
+        return overview.fill(proved.markdown, build.engine.series, build.series, build.archive)
     return proved.markdown
 
 
@@ -137,11 +148,10 @@ def on_nav(nav, config, files):
 
 def on_page_context(context, page, config, nav):
     _escape_meta(page.meta)
-    this = next((post for post in build.posts if post.src_uri == page.file.src_uri), None)
+    this = build.series.post_at(page.file.src_uri)
     if this is None:  # not a series post (or one whose front matter is a problem already reported)
         return context
-    published = {post.number: (post.title, post.url) for post in build.posts}
-    previous, following = series_nav.neighbours(this.number, published, build.engine.series.announced)
+    previous, following = build.series.neighbours(this)
     baseline = build.engine.series.baseline
     context["series"] = {
         "previous": previous,
@@ -166,11 +176,14 @@ def on_post_build(config):
 
 def on_build_error(error):
     """A failed build publishes nothing: the pages already written may hold what failed verification."""
-    if build.engine:  # None when the configuration itself failed
-        build.engine.runner.cancel()
+    build.stop()
     if not build.serving and build.site_dir:
         clean_directory(build.site_dir)
         log.info(f"emptied {build.site_dir}: the build failed, so nothing in it is verified")
+
+
+def on_shutdown():
+    build.stop()
 
 
 def on_serve(server, config, builder):

@@ -6,6 +6,7 @@ import pytest
 
 from codeproof.blocks import parse_post, read_post
 from codeproof.frontmatter import split_front_matter
+from codeproof.structure import BlockKind
 
 GOOD = """\
 Intro.
@@ -27,7 +28,7 @@ def parse(text, first_line=1):
 
 def test_a_block_has_kind_fields_quote_and_line():
     (block,) = parse(GOOD).blocks
-    assert block.kind == "REAL SOURCE"
+    assert block.kind is BlockKind.SOURCE
     assert block.fields == {"File": "autograd/core.py", "Symbol": "VJPNode.__init__"}
     assert block.quote == "    def __init__(self):\n        pass"
     assert block.where() == "docs/posts/x.md:3"

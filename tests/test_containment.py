@@ -25,7 +25,7 @@ import yaml
 
 from codeproof.config import _LenientLoader
 from codeproof.experiments import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
-from codeproof.problems import Problem
+from codeproof.structure import Problem
 from codeproof.resources import build_archive, read_resources, script_page
 from conftest import ROOT, mkdocs
 from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401

@@ -35,3 +35,42 @@ def test_the_command_line_is_installed_and_runs_from_any_folder(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: codeproof [-h]")
     assert "share less than 50% with the source" in " ".join(done.stdout.split())
+
+
+def engine_imports() -> dict[str, set[str]]:
+    """module -> the engine modules it imports (`from . import x`, `from .x import y`), read with ast."""
+    import ast
+
+    graph = {}
+    for path in sorted((ROOT / "hooks" / "codeproof").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                found |= {node.module} if node.module else {alias.name for alias in node.names}
+        graph[path.stem] = found
+    return graph
+
+
+def test_the_engine_has_no_import_cycle():
+    graph, done, path = engine_imports(), set(), []
+
+    def visit(module: str) -> None:
+        assert module not in path, "import cycle: " + " -> ".join(path[path.index(module):] + [module])
+        if module in done:
+            return
+        path.append(module)
+        for imported in sorted(graph[module]):
+            visit(imported)
+        path.pop()
+        done.add(module)
+
+    for module in graph:
+        visit(module)
+
+
+def test_the_plain_values_and_file_utilities_depend_on_no_other_engine_module():
+    graph = engine_imports()
+    assert graph["structure"] == set() and graph["filesystem"] == set()
+    # the layers below the engine never reach up to it, nor to the command line
+    assert all("engine" not in graph[m] and "__main__" not in graph[m] for m in graph if m not in ("engine", "__main__"))

@@ -14,8 +14,9 @@ from codeproof.config import SeriesConfigError, load_series
 from codeproof.__main__ import main
 from codeproof.config import Baseline
 from codeproof.sources import (
-    FileRef, GitProvider, Lock, LockFileError, SdistProvider, SourceError, SourceStore, default_store, git_blob_sha1,
+    GitProvider, Lock, LockFileError, SdistProvider, SourceError, SourceStore, default_store, git_blob_sha1,
 )
+from codeproof.structure import FileRef
 from conftest import ROOT, git
 from upstream import MODULE_V1, MODULE_V2, make_upstream
 

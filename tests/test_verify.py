@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from codeproof.blocks import parse_post
-from codeproof.sources import FileRef
+from codeproof.structure import FileRef
 from codeproof.verify import verify_script_quote, verify_source_quote
 from upstream import MODULE_V1
 

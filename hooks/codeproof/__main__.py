@@ -17,9 +17,10 @@ from . import guard
 from .blocks import read_post
 from .config import SeriesConfigError, load_series
 from .engine import Engine, source_ref
-from .problems import Problem, report, shown_path
+from .filesystem import shown_path
 from .rewrite import rewrite_post
 from .sources import SourceError, default_store, git_blob_sha1
+from .structure import BlockKind, Problem, report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +113,7 @@ def lock(series, posts) -> int:
     git fetch (git checks every object), or the release archive checked against its pinned SHA-256."""
     store = default_store(series, fresh=True)
     lock_file = store.lock
-    refs = sorted({source_ref(b, series.baseline) for p in posts for b in p.blocks if b.kind == "REAL SOURCE"})
+    refs = sorted({source_ref(b, series.baseline) for p in posts for b in p.blocks if b.kind is BlockKind.SOURCE})
     failures = 0
     for ref in refs:
         if lock_file.expected(ref):

@@ -10,18 +10,17 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import SHA_RE, normal_path, valid_repo
 from .frontmatter import front_matter, front_matter_problems, split_front_matter
 from .markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visible
-from .problems import Problem
+from .structure import Block, BlockKind, ParsedPost, Problem
 
-KEYS = {
-    "REAL SOURCE": {"required": ("File", "Symbol"), "optional": ("Commit", "Repo"), "lang": "python"},
-    "EXPERIMENT": {"required": ("File", "Purpose"), "optional": (), "lang": "python"},
-    "OUTPUT": {"required": ("File",), "optional": ("Tolerance",), "lang": "text"},
+KEYS = {  # kind -> (required keys, optional keys) of its header
+    BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo")),
+    BlockKind.EXPERIMENT: (("File", "Purpose"), ()),
+    BlockKind.OUTPUT: (("File",), ("Tolerance",)),
 }
 HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
 # Greedy to the end of the line, then stripped in code: a lazy match before `\s*$` takes time quadratic in
@@ -31,35 +30,6 @@ FENCE_RE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*
 MAX_FIELD = 500  # characters of a header value: more is a mistake, and parsing it would cost without bound
 # Fenced code in these languages is an example of the format (as in the authoring guide), never a block.
 EXAMPLE_LANGS = ("markdown", "md")
-
-
-@dataclass(frozen=True)
-class Block:
-    kind: str
-    fields: dict[str, str]
-    quote: str | None  # the fenced text without its fences, or None when the header stands alone
-    post: str  # the post's path as shown in messages, e.g. docs/posts/x.md
-    line: int  # 1-based line of the `[KIND]` line in the post file
-    start: int  # index of the header line in the parsed text
-    end: int  # index just past the block (past the closing fence, or the header paragraph)
-    quote_start: int | None = None  # index of the first quoted line, when there is a fence
-
-    def where(self) -> str:
-        return f"{self.post}:{self.line}"
-
-
-@dataclass
-class ParsedPost:
-    post: str
-    lines: list[str]
-    first_line: int  # file line number of lines[0]
-    blocks: list[Block] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def unreadable(self) -> bool:
-        """The file could not be read as text (its problem says why), so it has no lines at all."""
-        return not self.lines
 
 
 def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
@@ -206,7 +176,7 @@ def _fence_end(lines: list[str], start: int, fence: re.Match) -> int | None:
 
 def _parse_block(parsed: ParsedPost, start: int) -> int:
     lines = parsed.lines
-    kind = HEADER_RE.match(lines[start]).group(1)
+    kind = BlockKind(HEADER_RE.match(lines[start]).group(1))
     line = parsed.first_line + start
     problems: list[Problem] = []
 
@@ -236,7 +206,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     fence = FENCE_RE.match(lines[j]) if j < len(lines) else None
     if fence:
         close = _fence_end(lines, j, fence)
-        lang = KEYS[kind]["lang"]
+        lang = kind.lang
         if close is None:
             problem(j - start, "the fenced block never closes", f"close it with {fence.group('fence')}")
             end = len(lines)
@@ -252,7 +222,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
             quote, quote_start, end = "\n".join(lines[j + 1 : close - 1]), j + 1, close
     elif j < len(lines) and lines[j].startswith(("    ", "\t")):
         problem(j - start, "an indented code block follows the header: it would be shown unverified",
-                f"quote with a fence at the start of the line: ```{KEYS[kind]['lang']}")
+                f"quote with a fence at the start of the line: ```{kind.lang}")
         end = j + 1
     if problems:
         parsed.problems.extend(problems)
@@ -261,9 +231,9 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     return max(end, start + 1)
 
 
-def _check_fields(kind: str, fields: dict[str, str], problem) -> None:
-    spec = KEYS[kind]
-    known = spec["required"] + spec["optional"]
+def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
+    required, optional = KEYS[kind]
+    known = required + optional
     for key, value in fields.items():
         if key not in known:
             problem(0, f"unknown key {key!r}", f"{kind} takes {', '.join(known)}")
@@ -271,7 +241,7 @@ def _check_fields(kind: str, fields: dict[str, str], problem) -> None:
             problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
         elif re.search(MARKER, skeleton(value), re.I):  # shown in a verified card, it would claim what nothing proved
             problem(0, f"{key} names a block marker", "write it without the brackets")
-    for key in spec["required"]:
+    for key in required:
         if not fields.get(key):
             problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")
     path = fields.get("File", "")
@@ -280,7 +250,7 @@ def _check_fields(kind: str, fields: dict[str, str], problem) -> None:
                 "write it as in the repository, e.g. autograd/core.py")
     elif path and normal_path(path) != path:
         problem(0, f"File {path!r} is not written in normal form", f"write File: {normal_path(path)}")
-    if kind != "REAL SOURCE" and path and not path.startswith("experiments/"):
+    if kind is not BlockKind.SOURCE and path and not path.startswith("experiments/"):
         problem(0, f"File {path!r} is not under experiments/", "experiments live in experiments/")
     if "Commit" in fields and not SHA_RE.match(fields["Commit"]):
         problem(0, f"Commit {fields['Commit']!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")

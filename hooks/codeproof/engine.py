@@ -9,14 +9,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import render, resources
-from .blocks import Block, ParsedPost
 from .markers import marker_kind
 from .compare import normalize, output_diff, outputs_match
 from .config import Baseline, Series
-from .experiments import ExperimentRunner, RunResult
-from .problems import Problem
-from .sources import FileRef, SourceError, SourceStore, default_store
-from .verify import Checked, Excerpt, verify_script_quote, verify_source_quote
+from .experiments import ExperimentRunner
+from .sources import SourceError, SourceStore, default_store
+from .structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult
+from .verify import verify_script_quote, verify_source_quote
 
 
 @dataclass
@@ -51,7 +50,7 @@ class Engine:
     def start_experiments(self, posts: Iterable[ParsedPost]) -> None:
         """Start every experiment the posts' [OUTPUT] blocks need, before any page renders."""
         if self._version_problem() is None:
-            for block in (b for post in posts for b in post.blocks if b.kind == "OUTPUT"):
+            for block in (b for post in posts for b in post.blocks if b.kind is BlockKind.OUTPUT):
                 if self._script(block.fields["File"])[0] is not None:
                     self.runner.start(block.fields["File"])
 
@@ -80,22 +79,22 @@ class Engine:
         return proved
 
     def check(self, block: Block) -> Checked:
-        if block.kind == "REAL SOURCE":
+        if block.kind is BlockKind.SOURCE:
             return self._check_source(block)
         text, why, hint = self._script(block.fields["File"])
         if text is None:
             return self._problem(block, why, hint)
-        if block.kind == "EXPERIMENT":
+        if block.kind is BlockKind.EXPERIMENT:
             return verify_script_quote(block, text)
         return self._check_output(block)
 
     def render(self, checked: Checked, link: Callable[[str], str]) -> str:
         """Markdown for a verified block; `link` turns a site URL into one relative to the page."""
         block, excerpt = checked.block, checked.excerpt
-        if block.kind == "REAL SOURCE":
+        if block.kind is BlockKind.SOURCE:
             return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt, self.seal)
         page = link(resources.script_page_url(block.fields["File"]))
-        if block.kind == "EXPERIMENT":
+        if block.kind is BlockKind.EXPERIMENT:
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal)
         return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run), self.seal)
 

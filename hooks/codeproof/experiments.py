@@ -61,16 +61,16 @@ import tempfile
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 
 from .config import in_ci
-from .problems import Problem
+from .filesystem import write_atomically
 from .resources import Resource, read_resources
-from .sources import write_atomically
+from .structure import Problem, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
 
@@ -257,28 +257,6 @@ def run_env(run_dir: Path) -> dict[str, str]:
         "TMPDIR": str(run_dir / "tmp"),
         "PWD": str(run_dir / "resources"),  # the working directory (bwrap sets it; so does this, for both)
     }
-
-
-@dataclass(frozen=True)
-class RunResult:
-    script: str
-    returncode: int | None  # None when the run was killed
-    stdout: str
-    stderr: str
-    seconds: float
-    verified_on: str  # UTC date of the run
-    versions: dict[str, str]
-    timed_out: bool = False
-    overflow: bool = False  # output passed the cap and the run was killed
-    cached: bool = False
-    undecodable: str = ""  # where standard output stopped being UTF-8, e.g. "byte 0xff on line 2"
-    # What the run read of the resources: "experiments/x.py" (a file opened or imported) or
-    # "experiments/" (a folder listed) -> SHA-256 of the bytes, or of the sorted names, it was given.
-    inputs: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.overflow and not self.undecodable
 
 
 def toolchain_versions() -> dict[str, str]:

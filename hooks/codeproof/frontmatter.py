@@ -10,7 +10,7 @@ import yaml
 from .markers import MARKER, skeleton
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML was built with it
-from .problems import Problem
+from .structure import Problem
 
 FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
 

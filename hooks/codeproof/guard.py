@@ -29,10 +29,11 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 from .markers import MARKER, kind_named, skeleton
-from .problems import Problem, shown_path
+from .filesystem import shown_path
 from .render import SEAL_ATTRIBUTE, seal_attribute
+from .structure import BlockKind, Problem
 
-KINDS = {"REAL SOURCE", "EXPERIMENT", "OUTPUT"}
+KINDS = {kind.value for kind in BlockKind}
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 CARD_CLASS = "proof-card"
@@ -259,7 +260,7 @@ class _Locator:
     def containing(self, snippet: str) -> int:
         return next((n for n, text in self.lines if snippet.lower() in text.lower()), self.first_line)
 
-    def marker(self, kind: str) -> int:
+    def marker(self, kind: BlockKind) -> int:
         """The next source line, not blamed yet, that holds a marker of this kind."""
         for n, text in self.lines:
             if n not in self.blamed and kind in {kind_named(m.group(1)) for m in ANY_MARKER_RE.finditer(skeleton(text))}:

@@ -9,6 +9,8 @@ import unicodedata
 
 from confusable_homoglyphs import confusables
 
+from .structure import BlockKind
+
 # Letters that ASCII itself has look-alikes for (0 for O, 1 l | for I); spaces of any width between letters.
 ASCII_LOOK_ALIKES = {"o": "[o0]", "i": "[i1l|]", "l": "[l1i|]"}
 
@@ -78,7 +80,7 @@ def _look_alike(ch: str) -> str:
     return next((h["c"][0] for f in found for h in f["homoglyphs"] if h["c"][0].isascii() and h["c"][0].isalpha()), ch)
 
 
-def marker_kind(line: str, prose_too: bool = False) -> str | None:
+def marker_kind(line: str, prose_too: bool = False) -> BlockKind | None:
     """The block kind a line announces, however it is written, or None: the parser's test for
     near-misses and the rendered-page guard's test for marker text that escaped verification.
     `prose_too` counts a line that starts with a marker and goes on as prose (`[OUTPUT] of x`)."""
@@ -92,6 +94,6 @@ def marker_kind(line: str, prose_too: bool = False) -> str | None:
     return kind_named(match.group(1)) if alone or prose_too else None
 
 
-def kind_named(word: str) -> str:
+def kind_named(word: str) -> BlockKind:
     """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
-    return {"r": "REAL SOURCE", "e": "EXPERIMENT", "o": "OUTPUT", "0": "OUTPUT"}[word[0].lower()]
+    return {"r": BlockKind.SOURCE, "e": BlockKind.EXPERIMENT, "o": BlockKind.OUTPUT, "0": BlockKind.OUTPUT}[word[0].lower()]

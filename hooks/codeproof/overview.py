@@ -4,48 +4,11 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
 
 from . import resources
 from .config import Series
 from .markers import MARKER, skeleton
-from .problems import Problem
-from .series_nav import chinese_number
-
-
-@dataclass(frozen=True)
-class PostInfo:
-    number: int
-    title: str  # the short title, without the series prefix
-    date: str
-    src_uri: str  # e.g. posts/custom-primitive.md
-    url: str  # e.g. posts/custom-primitive/
-    post: str  # the file, as messages name it: docs/posts/custom-primitive.md
-
-
-def post_info(meta: dict, src_uri: str, url: str, post: str) -> tuple[PostInfo | None, Problem | None]:
-    """The post a page's front matter describes (None for a page outside the series), or why it cannot be one."""
-    if "series" not in meta:
-        return None, None
-    number = meta["series"]
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        return None, Problem(post, 1, f"front matter: series {number!r} is not a positive whole number",
-                             hint="write the post's number in the series, e.g. `series: 6`")
-    title = str(meta.get("title", "")).split("：", 1)[-1]
-    return PostInfo(number, title, str(meta.get("date", "")), src_uri, url, post), None
-
-
-def duplicate_numbers(posts: list[PostInfo]) -> list[Problem]:
-    """Two posts with one number would hide one of them from the overview and the navigation."""
-    by_number: dict[int, list[PostInfo]] = {}
-    for post in posts:
-        by_number.setdefault(post.number, []).append(post)
-    return [
-        Problem(post.post, 1, f"front matter: series {post.number} is also the number of "
-                              f"{', '.join(other.post for other in same if other is not post)}",
-                hint="give each post its own number in the series")
-        for same in by_number.values() if len(same) > 1 for post in same
-    ]
+from .structure import SeriesModel
 
 
 def baseline(series: Series) -> str:
@@ -63,11 +26,10 @@ def cell(text: str) -> str:
     return html.escape(text).replace("|", "&#124;").replace("[", "&#91;").replace("]", "&#93;")
 
 
-def posts_table(series: Series, posts: list[PostInfo]) -> str:
-    rows = {n: f"| 第{chinese_number(n)}篇 | {cell(title or '—')} | 已预告 |" for n, title in series.announced.items()}
-    for post in posts:
-        rows[post.number] = f"| 第{chinese_number(post.number)}篇 | [{cell(post.title)}]({post.src_uri}) | 已发布 · {cell(post.date)} |"
-    return "| 序号 | 文章 | 状态 |\n| --- | --- | --- |\n" + "\n".join(rows[n] for n in sorted(rows))
+def posts_table(model: SeriesModel) -> str:
+    rows = [f"| {entry.name} | [{cell(entry.title)}]({entry.src_uri}) | 已发布 · {cell(entry.date)} |" if entry.published
+            else f"| {entry.name} | {cell(entry.title or '—')} | 已预告 |" for entry in model.entries]
+    return "| 序号 | 文章 | 状态 |\n| --- | --- | --- |\n" + "\n".join(rows)
 
 
 def environment_table(requirements: str) -> str:
@@ -88,14 +50,14 @@ def first_paragraph(markdown: str) -> str:
     return ""
 
 
-def fill(markdown: str, series: Series, posts: list[PostInfo], archive: resources.Archive) -> str:
+def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.Archive) -> str:
     """The overview's facts come from configuration and the build: replace its markers with them.
     The overview is docs/index.md, so a file's src path is already a link from it that MkDocs validates."""
     filled = {
         "<!-- series-baseline -->": baseline(series),
         "<!-- experiment-environment -->": environment_table(resources.experiment_requirements(series.root)),
         "<!-- experiment-archive -->": resources.archive_summary(archive, resources.ARCHIVE_URL),
-        "<!-- series-posts -->": posts_table(series, posts),
+        "<!-- series-posts -->": posts_table(model),
     }
     for marker, text in filled.items():
         markdown = markdown.replace(marker, text)

@@ -11,9 +11,7 @@ import re
 import secrets
 from html import escape
 
-from .problems import Problem
-from .sources import FileRef
-from .verify import Excerpt
+from .structure import BlockKind, Excerpt, FileRef, Problem
 
 
 def relative_url(url: str, page_url: str) -> str:
@@ -45,7 +43,7 @@ def _fence(text: str, lang: str, attrs: str = "") -> str:
     return f"{ticks}{lang}{' ' + attrs if attrs else ''}\n{text}\n{ticks}"
 
 
-def _card(kind: str, css: str, rows: list[tuple[str, str]], body: str, seal: str) -> str:
+def _card(kind: BlockKind, css: str, rows: list[tuple[str, str]], body: str, seal: str) -> str:
     items = "".join(f"<dt>{escape(name)}</dt><dd>{value}</dd>" for name, value in rows)
     head = f'<div class="proof-card__head"><span class="proof-card__label">{kind}</span><dl>{items}</dl></div>'
     return f'\n<div class="proof-card {css}" {seal_attribute(seal)} markdown="1">\n{head}\n\n{body}\n\n</div>\n'
@@ -61,7 +59,7 @@ def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str) -> str:
         ("Commit", f'<a href="{escape(base)}/commit/{ref.commit}"><code>{escape(ref.repo)}@{ref.commit[:7]}</code></a>'),
     ]
     code = _fence(excerpt.text, "python", f'linenums="{excerpt.first}"')
-    return _card("REAL SOURCE", "proof-card--source", rows, code, seal)
+    return _card(BlockKind.SOURCE, "proof-card--source", rows, code, seal)
 
 
 def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, seal: str) -> str:
@@ -71,13 +69,13 @@ def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, se
         ("Purpose", escape(purpose)),
     ]
     code = _fence(excerpt.text, "python", f'linenums="{excerpt.first}"')
-    return _card("EXPERIMENT", "proof-card--experiment", rows, code, seal)
+    return _card(BlockKind.EXPERIMENT, "proof-card--experiment", rows, code, seal)
 
 
 def output_console(path: str, output: str, stamp: str, seal: str) -> str:
     rows = [("Command", f"<code>$ python -B {escape(path)}</code>")]
     body = _fence(output, "text") + f'\n\n<p class="proof-card__stamp">{escape(stamp)}</p>'
-    return _card("OUTPUT", "proof-card--output", rows, body, seal)
+    return _card(BlockKind.OUTPUT, "proof-card--output", rows, body, seal)
 
 
 def problem_box(problem: Problem, seal: str) -> str:

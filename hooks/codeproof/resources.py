@@ -32,7 +32,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .markers import MARKER, skeleton
-from .problems import Problem, shown_path
+from .filesystem import shown_path
+from .structure import Problem
 
 EXPERIMENTS = "experiments"
 ARCHIVE_URL = "downloads/experiments.zip"

@@ -9,10 +9,10 @@ import codecs
 import difflib
 from pathlib import Path
 
-from .blocks import FENCE_RE, KEYS, ParsedPost
+from .blocks import FENCE_RE
+from .filesystem import write_atomically
 from .render import fence_for
-from .sources import write_atomically
-from .verify import Checked
+from .structure import Checked, ParsedPost
 
 
 def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
@@ -28,7 +28,7 @@ def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
     lines = list(parsed.lines)
     for checked in sorted(repairs, key=lambda c: c.block.start, reverse=True):
         block, new = checked.block, checked.repair.split("\n")
-        lang = KEYS[block.kind]["lang"]
+        lang = block.kind.lang
         if block.quote is None:  # no fenced block yet: add one after the header paragraph
             ticks = fence_for(checked.repair)
             lines[block.end : block.end] = ["", ticks + lang, *new, ticks]

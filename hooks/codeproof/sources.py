@@ -11,25 +11,15 @@ import hashlib
 import io
 import json
 import os
-import stat
 import subprocess
 import sys
 import tarfile
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from .config import SHA_RE, Baseline, in_ci, normal_path, valid_repo
-
-
-@dataclass(frozen=True, order=True)
-class FileRef:
-    repo: str
-    commit: str
-    path: str
-
-    def __str__(self) -> str:
-        return f"{self.repo}@{self.commit[:7]}:{self.path}"
+from .filesystem import write_atomically
+from .structure import FileRef
 
 
 class SourceError(Exception):
@@ -46,30 +36,6 @@ class ProviderUnavailable(Exception):
 
 def git_blob_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Readers see the old file or the new one, never half of one; concurrent writers are safe.
-    The file keeps its mode (a new one gets the umask's), not the private mode of a temporary file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    """The process umask, read without setting it (os.umask would change it for every thread)."""
-    try:
-        status = Path("/proc/self/status").read_text()
-        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Umask:")), 8)
-    except (OSError, StopIteration):
-        return 0o022
 
 
 class Lock:

@@ -24,32 +24,8 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Callable
 
-from .blocks import Block
-from .problems import Problem
-from .sources import FileRef
+from .structure import Block, Checked, Excerpt, FileRef, Problem
 from .symbols import Span, SymbolError, SymbolIndex, parse_symbols
-
-
-@dataclass(frozen=True)
-class Excerpt:
-    """A verified quote: the lines first..last of the file (1-based, inclusive)."""
-
-    first: int
-    last: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Checked:
-    block: Block
-    excerpt: Excerpt | None = None
-    problem: Problem | None = None  # fails every build
-    warning: Problem | None = None  # fails a strict build only
-    repair: str | None = None  # what `update` writes in place of the fenced text
-    run: object | None = None  # the experiment run behind an [OUTPUT] block
-    # On drift, how much of the quote the repair keeps, 0..1: difflib's ratio over characters (2 × characters
-    # in common / characters of both), lines that differ compared one to one. `update` refuses a low one.
-    similarity: float | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,42 @@
+"""The series model, built once per build from the posts' front matter and `extra.series`.
+
+A page is a series post when its front matter gives `series: N`. Two posts with one number are a
+problem (one would hide the other); a published post takes the place of its number's announcement.
+"""
+
+from __future__ import annotations
+
+from .structure import Entry, Problem, SeriesModel
+
+
+def series_entry(meta: dict, src_uri: str, url: str, post: str) -> tuple[Entry | None, Problem | None]:
+    """The post a page's front matter describes (None for a page outside the series), or why it cannot be one."""
+    if "series" not in meta:
+        return None, None
+    number = meta["series"]
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        return None, Problem(post, 1, f"front matter: series {number!r} is not a positive whole number",
+                             hint="write the post's number in the series, e.g. `series: 6`")
+    title = str(meta.get("title", "")).split("：", 1)[-1]
+    return Entry(number, title, url, src_uri, post, str(meta.get("date", ""))), None
+
+
+def duplicate_numbers(posts: list[Entry]) -> list[Problem]:
+    """Two posts with one number would hide one of them from the overview and the navigation."""
+    by_number: dict[int, list[Entry]] = {}
+    for post in posts:
+        by_number.setdefault(post.number, []).append(post)
+    return [
+        Problem(post.post, 1, f"front matter: series {post.number} is also the number of "
+                              f"{', '.join(other.post for other in same if other is not post)}",
+                hint="give each post its own number in the series")
+        for same in by_number.values() if len(same) > 1 for post in same
+    ]
+
+
+def series_model(posts: list[Entry], announced: dict[int, str | None]) -> SeriesModel:
+    """Published posts and announced numbers in series order (the first post of a number, if two share it)."""
+    entries = {number: Entry(number, title) for number, title in announced.items()}
+    for post in reversed(posts):
+        entries[post.number] = post
+    return SeriesModel(tuple(entries[number] for number in sorted(entries)))

@@ -1,0 +1,217 @@
+"""The plain values of the engine: what a post holds, what checking it finds, and the series they make.
+
+Parse into these, verify, then render: every module passes them along and none of them does anything
+but describe. Modules name a block's kind with BlockKind, never with its header's text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+# --- problems --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong at a line of a file; collected over a whole build and reported together."""
+
+    post: str  # the post's path, e.g. docs/posts/x.md (or another file the problem is about)
+    line: int
+    message: str
+    detail: str = ""  # e.g. a unified diff
+    hint: str = ""  # what to do about it
+
+    def __str__(self) -> str:
+        text = f"{self.post}:{self.line}: {self.message}"
+        if self.detail:
+            text += "\n" + self.detail.rstrip("\n")
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+def report(problems: list[Problem]) -> str:
+    """All problems of a build, in file and line order, each once, ready to print."""
+    ordered = sorted(set(problems), key=lambda p: (p.post, p.line, p.message))
+    noun = "problem" if len(ordered) == 1 else "problems"
+    return f"{len(ordered)} {noun}:\n\n" + "\n\n".join(str(p) for p in ordered)
+
+
+# --- blocks ----------------------------------------------------------------------------------------
+
+
+class BlockKind(Enum):
+    """The three kinds of proof block; the value is the word between the header's brackets."""
+
+    SOURCE = "REAL SOURCE"
+    EXPERIMENT = "EXPERIMENT"
+    OUTPUT = "OUTPUT"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def lang(self) -> str:
+        """The language of the fence that holds the block's text."""
+        return "text" if self is BlockKind.OUTPUT else "python"
+
+
+@dataclass(frozen=True)
+class Block:
+    kind: BlockKind
+    fields: dict[str, str]
+    quote: str | None  # the fenced text without its fences, or None when the header stands alone
+    post: str  # the post's path as shown in messages, e.g. docs/posts/x.md
+    line: int  # 1-based line of the `[KIND]` line in the post file
+    start: int  # index of the header line in the parsed text
+    end: int  # index just past the block (past the closing fence, or the header paragraph)
+    quote_start: int | None = None  # index of the first quoted line, when there is a fence
+
+    def where(self) -> str:
+        return f"{self.post}:{self.line}"
+
+
+@dataclass
+class ParsedPost:
+    post: str
+    lines: list[str]
+    first_line: int  # file line number of lines[0]
+    blocks: list[Block] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def unreadable(self) -> bool:
+        """The file could not be read as text (its problem says why), so it has no lines at all."""
+        return not self.lines
+
+
+# --- evidence and results --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class FileRef:
+    """A file of an upstream repository at a commit."""
+
+    repo: str
+    commit: str
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.repo}@{self.commit[:7]}:{self.path}"
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """A verified quote: the lines first..last of the file (1-based, inclusive)."""
+
+    first: int
+    last: int
+    text: str
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """One run of an experiment script (or its cached record)."""
+
+    script: str
+    returncode: int | None  # None when the run was killed
+    stdout: str
+    stderr: str
+    seconds: float
+    verified_on: str  # UTC date of the run
+    versions: dict[str, str]
+    timed_out: bool = False
+    overflow: bool = False  # output passed the cap and the run was killed
+    cached: bool = False
+    undecodable: str = ""  # where standard output stopped being UTF-8, e.g. "byte 0xff on line 2"
+    # What the run read of the resources: "experiments/x.py" (a file opened or imported) or
+    # "experiments/" (a folder listed) -> SHA-256 of the bytes, or of the sorted names, it was given.
+    inputs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out and not self.overflow and not self.undecodable
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What checking one block found: a verified excerpt, or a problem; and what `update` would write."""
+
+    block: Block
+    excerpt: Excerpt | None = None
+    problem: Problem | None = None  # fails every build
+    warning: Problem | None = None  # fails a strict build only
+    repair: str | None = None  # what `update` writes in place of the fenced text
+    run: RunResult | None = None  # the experiment run behind an [OUTPUT] block
+    # On drift, how much of the quote the repair keeps, 0..1: difflib's ratio over characters (2 × characters
+    # in common / characters of both), lines that differ compared one to one. `update` refuses a low one.
+    similarity: float | None = None
+
+
+# --- the series ------------------------------------------------------------------------------------
+
+NUMERALS = "零一二三四五六七八九"
+
+
+def chinese_number(n: int) -> str:
+    """1 -> 一, 13 -> 十三, 105 -> 一百零五, 2024 -> 二千零二十四 (posts are numbered from 1 to 9999)."""
+    if n < 10:
+        return NUMERALS[n]
+    if n < 20:
+        return "十" + (NUMERALS[n % 10] if n % 10 else "")
+    text, pending_zero = "", False
+    for value, unit in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
+        digit = n // value % 10
+        if digit:
+            text += ("零" if pending_zero else "") + NUMERALS[digit] + unit
+            pending_zero = False
+        elif text:
+            pending_zero = True
+    return text
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A numbered place in the series: a published post (with its page) or an announced one (without)."""
+
+    number: int
+    title: str | None  # the short title, without the series prefix
+    url: str | None = None  # the site URL, e.g. posts/custom-primitive/; None while only announced
+    src_uri: str | None = None  # e.g. posts/custom-primitive.md
+    post: str | None = None  # the file as messages name it: docs/posts/custom-primitive.md
+    date: str = ""
+
+    @property
+    def published(self) -> bool:
+        return self.url is not None
+
+    @property
+    def name(self) -> str:
+        return f"第{chinese_number(self.number)}篇"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}：{self.title}" if self.title else self.name
+
+
+@dataclass(frozen=True)
+class SeriesModel:
+    """The series as one build sees it, built once from the posts' front matter and `extra.series`:
+    it feeds the navigation, the overview, the feed and each post's header."""
+
+    entries: tuple[Entry, ...]  # published and announced, by number; a published post hides its announcement
+
+    @property
+    def posts(self) -> tuple[Entry, ...]:
+        return tuple(entry for entry in self.entries if entry.published)
+
+    def post_at(self, src_uri: str) -> Entry | None:
+        return next((entry for entry in self.posts if entry.src_uri == src_uri), None)
+
+    def neighbours(self, entry: Entry) -> tuple[Entry | None, Entry | None]:
+        """The entries just before and after `entry` in series order."""
+        index = self.entries.index(entry)
+        before = self.entries[index - 1] if index > 0 else None
+        after = self.entries[index + 1] if index + 1 < len(self.entries) else None
+        return before, after
