@@ -58,9 +58,8 @@ def on_startup(command, dirty):
 
 def on_config(config):
     global build
-    root = Path(config.config_file_path).resolve().parent
     try:
-        engine = Engine(series_from_extra(config.extra.get("series"), root))
+        engine = Engine(series_from_extra(config.extra.get("series"), Path(config.config_file_path)))
         build = _Build(engine, config.site_dir, serving=mkdocs_command == "serve")
     except SeriesConfigError as error:
         raise PluginError(str(error)) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import subprocess
@@ -20,6 +21,32 @@ ROOT = Path(__file__).resolve().parent.parent
 # locally each run explores new ones.
 settings.register_profile("ci", derandomize=True)
 settings.load_profile("ci" if in_ci() else "default")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true",
+                     help="rewrite the golden files in tests/golden/ from what the code renders now (review the diff)")
+
+
+@pytest.fixture
+def golden(request):
+    """golden(name, text): the text must equal tests/golden/<name>; with --update-golden it is written there."""
+    update = request.config.getoption("--update-golden")
+
+    def check(name: str, text: str) -> None:
+        path = ROOT / "tests" / "golden" / name
+        if update:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.is_file(), f"no golden file {path}: run `./dev.sh test --update-golden` and review it"
+        expected = path.read_text(encoding="utf-8")
+        if text != expected:
+            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), f"golden/{name}", "rendered"))
+            pytest.fail(f"rendered output differs from tests/golden/{name}:\n{diff}\n"
+                        "(if the change is meant, run `./dev.sh test --update-golden` and review the diff)", pytrace=False)
+
+    return check
 
 
 @pytest.fixture(autouse=True)

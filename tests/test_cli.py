@@ -167,17 +167,3 @@ def test_update_keeps_carriage_return_line_endings(upstream, capsys):
     upstream.post.write_bytes(good.replace("self.value = value", "self.value = valve").replace("\n", "\r").encode())
     assert run(upstream, "update", capsys)[0] == 0
     assert upstream.post.read_bytes() == good.replace("\n", "\r").encode()
-
-
-@pytest.mark.parametrize("content, message", [
-    (b"extra: [unclosed\n", "error: mkdocs.yml: cannot be read as YAML"),
-    (b"- a\n- b\n", "error: mkdocs.yml: must be a mapping of settings, not list"),
-    (b"extra: [1]\n", "error: mkdocs.yml: extra must be a mapping, not list"),
-    (b"extra:\n  series: [1, 2]\n", "error: mkdocs.yml: extra.series must be a mapping of settings, not list"),
-    (b"site_name: \xff\n", "error: mkdocs.yml: cannot be read as YAML"),
-])
-def test_a_configuration_the_command_line_cannot_read_is_an_error_not_a_traceback(upstream, capsys, content, message):
-    upstream.config().write_bytes(content)
-    code, _, err = run(upstream, "check", capsys)
-    assert code == 2
-    assert err.startswith(message) and "Traceback" not in err

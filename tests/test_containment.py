@@ -22,8 +22,8 @@ from urllib.parse import unquote
 
 import pytest
 import yaml
+from mkdocs.config import load_config
 
-from codeproof.config import _LenientLoader
 from codeproof.experiments import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
 from codeproof.structure import Problem
 from codeproof.resources import build_archive, read_resources, script_page
@@ -393,7 +393,7 @@ class _Page(HTMLParser):
 
 def make_site(root: Path, experiments: dict[str, str]) -> Path:
     """A small Material site using the series hook, with these experiments and no posts."""
-    real = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_LenientLoader)  # for extra.series
+    real = load_config(str(ROOT / "mkdocs.yml"))  # for extra.series, read as MkDocs reads it
     config = {
         "site_name": "Containment",
         "site_url": "https://example.org/",
@@ -405,7 +405,7 @@ def make_site(root: Path, experiments: dict[str, str]) -> Path:
             {"pymdownx.highlight": {"anchor_linenums": True, "line_spans": "__span", "linenums_style": "pymdownx-inline"}},
             "pymdownx.inlinehilite", "pymdownx.superfences",
         ],
-        "extra": {"series": {**real["extra"]["series"], "announced": []}},
+        "extra": {"series": {**real.extra["series"], "announced": []}},
         "nav": [{"Home": "index.md"}],
     }
     write(root, "mkdocs.yml", yaml.safe_dump(config, allow_unicode=True))

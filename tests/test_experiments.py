@@ -126,7 +126,7 @@ def engine(root: Path, make_runner) -> Engine:
             },
             "experiments": {"timeout": 20},
         },
-        root,
+        root / "mkdocs.yml",
     )
     return Engine(series, runner=make_runner(timeout=series.experiment_timeout))
 
@@ -491,7 +491,7 @@ def test_an_autograd_other_than_the_baseline_version_fails_every_output_block(tm
     (tmp_path / "experiments" / "x.py").write_text("print('hi')\n")
     series = series_from_extra({"name": "s", "baseline": {"repo": "HIPS/autograd", "commit": "a" * 40,
                                 "version": "0.0", "sdist": "autograd==0.0",
-                                "sdist_sha256": SDIST_SHA256}}, tmp_path)
+                                "sdist_sha256": SDIST_SHA256}}, tmp_path / "mkdocs.yml")
     (block,) = parse_post("docs/posts/x.md", "[OUTPUT]\nFile: experiments/x.py\n\n```text\nhi\n```\n").blocks
     engine = Engine(series)
     try:

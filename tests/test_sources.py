@@ -8,9 +8,8 @@ import os
 import tarfile
 
 import pytest
-import yaml
 
-from codeproof.config import SeriesConfigError, load_series
+from codeproof.config import load_series
 from codeproof.__main__ import main
 from codeproof.config import Baseline
 from codeproof.sources import (
@@ -259,23 +258,3 @@ def test_a_lock_path_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "sources.lock.json")
     with pytest.raises(LockFileError, match="sources.lock.json:1: is not a regular file"):
         Lock.read(tmp_path / "sources.lock.json")
-
-
-@pytest.mark.parametrize("timeout", [".nan", ".inf", "0", "-1", "86400"])
-def test_an_experiment_timeout_that_would_never_end_a_run_is_refused(upstream, timeout):
-    config = upstream.config()
-    data = yaml.safe_load(config.read_text())
-    data["extra"]["series"]["experiments"] = {"timeout": yaml.safe_load(timeout)}
-    config.write_text(yaml.safe_dump(data))
-    with pytest.raises(SeriesConfigError, match=r"extra.series.experiments.timeout: .* is not a number of seconds between 0 and 3600"):
-        load_series(config)
-
-
-@pytest.mark.parametrize("title", ["[OUTPUT] Broadcasting", "<b>x</b>", "A & B"])
-def test_an_announced_title_with_markup_or_a_marker_is_refused(upstream, title):
-    config = upstream.config()
-    data = yaml.safe_load(config.read_text())
-    data["extra"]["series"]["announced"] = [{"number": 7, "title": title}]
-    config.write_text(yaml.safe_dump(data, allow_unicode=True))
-    with pytest.raises(SeriesConfigError, match=r"extra.series.announced: the title .* of number 7 holds markup"):
-        load_series(config)

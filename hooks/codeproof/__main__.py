@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import guard
 from .blocks import read_post
-from .config import SeriesConfigError, load_series
+from .config import SeriesConfigError, load_config_file, series_from_extra
 from .engine import Engine, source_ref
 from .filesystem import shown_path
 from .rewrite import rewrite_post
@@ -27,14 +27,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codeproof", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("check", "update", "lock"))
     parser.add_argument("--config", default="mkdocs.yml", type=Path, help="the site's mkdocs.yml")
-    parser.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs/ beside mkdocs.yml)")
+    parser.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs_dir of mkdocs.yml)")
     parser.add_argument("--no-cache", action="store_true", help="run every experiment again")
     parser.add_argument("--force", action="store_true",
                         help=f"update: also replace quotes that share less than {SIMILARITY_FLOOR * 100:.0f}%% with the source")
     args = parser.parse_args(argv)
     try:
-        series = load_series(args.config)
-        docs = args.docs or series.root / "docs"
+        config = load_config_file(args.config)  # as the build reads it: MkDocs' loader, tags and checks
+        series = series_from_extra(config.extra.get("series"), Path(config.config_file_path))
+        docs = args.docs or Path(config.docs_dir)
         posts = [read_post(path, shown_path(path, series.root))[0] for path in _markdown_files(docs)]
         if args.command == "lock":
             return lock(series, posts)

@@ -1,20 +1,28 @@
-"""The series configuration: `extra.series` in mkdocs.yml, validated once.
+"""The series configuration: `extra.series` in mkdocs.yml, validated once, every mistake reported.
 
-Posts inherit the source baseline from here; nothing else repeats it.
+Posts inherit the source baseline from here; nothing else repeats it. The site and the command line read
+mkdocs.yml alike, with MkDocs' own loader (so `!ENV` and every other tag mean the same to both); the
+values are checked by MkDocs option classes and the checks below, as Material's blog checks its own.
+A setting that is not in the schema is a mistake (a misspelt `timout:` would leave the default in force).
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from mkdocs.config import base
+from mkdocs.config import base, load_config
 from mkdocs.config import config_options as c
+from mkdocs.config.base import ValidationError
+from mkdocs.exceptions import Abort, ConfigurationError
 
 from .markers import MARKER, skeleton
+from .structure import Problem, report
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -42,24 +50,77 @@ def normal_path(path: str) -> str | None:
     return "/".join(parts) if parts and ".." not in parts else None
 
 
+# --- option classes -----------------------------------------------------------------------------
+
+
+class _Text(c.Type):
+    """A string that must pass `test`; `what` says what it must be."""
+
+    def __init__(self, test, what: str, **kwargs):
+        super().__init__(str, **kwargs)
+        self.test, self.what = test, what
+
+    def run_validation(self, value):
+        value = super().run_validation(value)
+        if not self.test(value):
+            raise ValidationError(f"{value!r} is not {self.what}")
+        return value
+
+
+def CommitSha() -> _Text:
+    return _Text(SHA_RE.match, "a full 40-hex commit SHA")
+
+
+def Repository() -> _Text:
+    return _Text(valid_repo, "owner/name")
+
+
+def Sha256() -> _Text:
+    return _Text(SHA256_RE.match, "a 64-hex SHA-256")
+
+
+def PlainTitle() -> _Text:
+    """Announced titles are printed in every post's series navigation and the overview: plain text,
+    naming no marker."""
+    return _Text(lambda title: not set(title) & set("<>&") and not re.search(MARKER, skeleton(title), re.I),
+                 "plain text: it holds markup characters (<, > or &) or names a block marker")
+
+
+class Number(c.Type):
+    """A number (not a bool) with lo < value <= hi."""
+
+    def __init__(self, kind, lo: float, hi: float, what: str, **kwargs):
+        super().__init__(kind, **kwargs)
+        self.lo, self.hi, self.what = lo, hi, what
+
+    def run_validation(self, value):
+        value = super().run_validation(value)
+        if isinstance(value, bool) or not self.lo < value <= self.hi:  # also refuses nan; inf passes no finite hi
+            raise ValidationError(f"{value!r} is not {self.what}")
+        return value
+
+
+# --- the schema ---------------------------------------------------------------------------------
+
+
 class _Baseline(base.Config):
-    repo = c.Type(str)
-    commit = c.Type(str)
+    repo = Repository()
+    commit = CommitSha()
     version = c.Type(str)
     # The release archive that holds the commit's files (pip requirement, e.g. autograd==1.9.1) and
     # its SHA-256, checked on every use; both or neither.
     sdist = c.Optional(c.Type(str))
-    sdist_sha256 = c.Optional(c.Type(str))
+    sdist_sha256 = c.Optional(Sha256())
 
 
 class _Announced(base.Config):
-    number = c.Type(int)
-    title = c.Optional(c.Type(str))
+    number = Number(int, 0, float("inf"), "a positive whole number")
+    title = c.Optional(PlainTitle())
 
 
 class _Experiments(base.Config):
-    timeout = c.Type((int, float), default=120)
-    output_cap = c.Type(int, default=1024 * 1024)
+    timeout = Number((int, float), 0, MAX_TIMEOUT, f"a number of seconds between 0 and {MAX_TIMEOUT}", default=120)
+    output_cap = Number(int, 0, float("inf"), "a positive number of bytes", default=1024 * 1024)
 
 
 class SeriesSchema(base.Config):
@@ -95,81 +156,144 @@ class Series:
 
 
 class SeriesConfigError(ValueError):
-    pass
+    """mkdocs.yml cannot configure the series; `problems` says every reason, each at its line."""
+
+    def __init__(self, problems: list[Problem]):
+        super().__init__(report(problems))
+        self.problems = problems
 
 
-def series_from_extra(extra_series: dict | None, root: Path) -> Series:
-    """Validate the `extra.series` mapping; raise SeriesConfigError listing every problem."""
-    if not isinstance(extra_series, (dict, type(None))):
-        raise SeriesConfigError(f"mkdocs.yml: extra.series must be a mapping of settings, not {type(extra_series).__name__}")
-    schema = SeriesSchema(config_file_path=str(root / "mkdocs.yml"))
-    schema.load_dict(extra_series or {})
-    errors, _warnings = schema.validate()
-    problems = [f"extra.series.{key}: {err}" for key, err in errors]
-    if not problems:
-        problems = (_check_baseline(schema.baseline) + _check_experiments(schema.experiments)
-                    + _check_announced(schema.announced))
-    if problems:
-        raise SeriesConfigError("mkdocs.yml: " + "; ".join(problems))
+def series_from_extra(extra_series: object, config_file: Path) -> Series:
+    """Validate the `extra.series` mapping of the mkdocs.yml at `config_file`; raise SeriesConfigError
+    listing every problem, each at the line of mkdocs.yml it is about."""
+    lines = _key_lines(config_file)
+    found: list[tuple[tuple, str]] = []  # (key path, message)
+    values = _validate(SeriesSchema, extra_series, ("extra", "series"), found)
+    if not found:
+        found += _check_together(values["baseline"])
+    if found:
+        name = config_file.name
+        raise SeriesConfigError([Problem(name, _line(lines, path), f"{_dotted(path)}: {message}") for path, message in found])
+    root = config_file.resolve().parent
+    baseline = values["baseline"]
     return Series(
-        name=schema.name,
-        baseline=Baseline(**{k: schema.baseline[k] for k in ("repo", "commit", "version", "sdist", "sdist_sha256")}),
-        announced={item.number: item.title for item in schema.announced},
-        git_remote=schema.git_remote,
+        name=values["name"],
+        baseline=Baseline(**{k: baseline[k] for k in ("repo", "commit", "version", "sdist", "sdist_sha256")}),
+        announced={item["number"]: item["title"] for item in values["announced"]},
+        git_remote=values["git_remote"],
         root=root,
-        lock_file=root / schema.lock_file,
-        cache_dir=root / schema.cache_dir,
-        experiment_timeout=float(schema.experiments.timeout),
-        output_cap=schema.experiments.output_cap,
+        lock_file=root / values["lock_file"],
+        cache_dir=root / values["cache_dir"],
+        experiment_timeout=float(values["experiments"]["timeout"]),
+        output_cap=values["experiments"]["output_cap"],
     )
 
 
-def _check_baseline(baseline) -> list[str]:
-    problems = []
-    if not SHA_RE.match(baseline.commit):
-        problems.append(f"extra.series.baseline.commit: {baseline.commit!r} is not a full 40-hex commit SHA")
-    if not valid_repo(baseline.repo):
-        problems.append(f"extra.series.baseline.repo: {baseline.repo!r} is not owner/name")
-    if bool(baseline.sdist) != bool(baseline.sdist_sha256):
-        problems.append("extra.series.baseline: sdist and sdist_sha256 go together (the archive is checked against its SHA-256)")
-    elif baseline.sdist_sha256 and not SHA256_RE.match(baseline.sdist_sha256):
-        problems.append(f"extra.series.baseline.sdist_sha256: {baseline.sdist_sha256!r} is not a 64-hex SHA-256")
-    return problems
+def _validate(schema: type[base.Config], data: object, path: tuple, found: list) -> dict:
+    """Each option of `schema` validated by its own class, nested configs and lists of them entered, and
+    every failure kept (MkDocs' Config.validate stops at the first)."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        found.append((path, f"must be a mapping of settings, not {type(data).__name__}"))
+        return {}
+    options = dict(base.get_schema(schema))
+    for key in sorted(map(str, data.keys() - options.keys())):
+        found.append((path + (key,), "is not a setting" + _suggestion(schema, key)))
+    values = {}
+    for key, option in options.items():
+        value = data.get(key)
+        if isinstance(option, c.SubConfig):
+            values[key] = _validate(option.config_class, value, path + (key,), found)
+        elif isinstance(option, c.ListOfItems) and isinstance(option.option_type, c.SubConfig):
+            if not isinstance(value if value is not None else [], list):
+                found.append((path + (key,), f"must be a list, not {type(value).__name__}"))
+                continue
+            values[key] = [_validate(option.option_type.config_class, item, path + (key, i), found)
+                           for i, item in enumerate(value or [])]
+        else:
+            try:
+                values[key] = option.validate(value)
+            except ValidationError as error:
+                found.append((path + (key,), str(error)))
+    return values
 
 
-def _check_announced(announced) -> list[str]:
-    """Announced titles are printed in every post's series navigation: plain text, naming no marker."""
-    return [f"extra.series.announced: the title {item.title!r} of number {item.number} holds markup characters "
-            "(<, > or &) or names a block marker"
-            for item in announced if item.title and (set(item.title) & set("<>&") or re.search(MARKER, skeleton(item.title), re.I))]
+def _suggestion(schema: type[base.Config], key: str) -> str:
+    """'; did you mean X?' naming the setting most like `key`, here or in a nested config (`timout` in
+    extra.series may be experiments.timeout), or the settings there are."""
+    names = {}  # last part -> the name as written from here
+    for name, option in base.get_schema(schema):
+        names.setdefault(name, name)
+        if isinstance(option, c.SubConfig):
+            for inner, _ in base.get_schema(option.config_class):
+                names.setdefault(inner, f"{name}.{inner}")
+    close = difflib.get_close_matches(key, [n for n in names if n != key], n=1) or ([key] if key in names else [])
+    if close:
+        return f"; did you mean {names[close[0]]}?"
+    return f" (the settings here are {', '.join(name for name, _ in base.get_schema(schema))})"
 
 
-def _check_experiments(experiments) -> list[str]:
-    problems = []
-    if not 0 < experiments.timeout <= MAX_TIMEOUT:  # also refuses nan and inf, which would never time out
-        problems.append(f"extra.series.experiments.timeout: {experiments.timeout!r} is not a number of seconds "
-                        f"between 0 and {MAX_TIMEOUT}")
-    if not 0 < experiments.output_cap:
-        problems.append(f"extra.series.experiments.output_cap: {experiments.output_cap!r} is not a positive number of bytes")
-    return problems
+def _dotted(path: tuple) -> str:
+    """extra.series.announced[0].title"""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
 
 
-class _LenientLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml without importing the Python objects its `!!python/...` tags name."""
+def _check_together(baseline: dict) -> list[tuple[tuple, str]]:
+    if bool(baseline["sdist"]) != bool(baseline["sdist_sha256"]):
+        return [(("extra", "series", "baseline"), "sdist and sdist_sha256 go together (the archive is checked "
+                                                   "against its SHA-256)")]
+    return []
 
 
-_LenientLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+def _key_lines(config_file: Path) -> dict[tuple, int]:
+    """Key path (keys and list indexes) -> line in the file, from its YAML nodes (no tag is constructed)."""
+    try:
+        root = yaml.compose(config_file.read_bytes().decode("utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    lines: dict[tuple, int] = {}
+
+    def walk(node, path: tuple) -> None:
+        lines.setdefault(path, node.start_mark.line + 1)  # a key's own line, if it has one, comes first
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                lines[path + (key.value,)] = key.start_mark.line + 1
+                walk(value, path + (key.value,))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, path + (index,))
+
+    if root is not None:
+        walk(root, ())
+    return lines
+
+
+def _line(lines: dict[tuple, int], path: tuple) -> int:
+    """The line of the key path, or of its nearest ancestor in the file."""
+    while path and path not in lines:
+        path = path[:-1]
+    return lines.get(path, 1)
+
+
+def load_config_file(mkdocs_yml: Path):
+    """mkdocs.yml as MkDocs reads it for a build (its loader, tags and validation), for the command line.
+    Raises SeriesConfigError with MkDocs' own messages when MkDocs would refuse it."""
+    errors: list[str] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = lambda record: errors.append(record.getMessage())
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    try:
+        return load_config(str(mkdocs_yml))
+    except (ConfigurationError, Abort, OSError) as error:
+        messages = [m for m in errors if not m.startswith("Aborted")] or [str(error)]
+        raise SeriesConfigError([Problem(mkdocs_yml.name, 1, message) for message in messages]) from None
+    finally:
+        logger.removeHandler(handler)
 
 
 def load_series(mkdocs_yml: Path) -> Series:
-    """For the command line: read extra.series straight from mkdocs.yml, without MkDocs' build."""
-    try:
-        data = yaml.load(mkdocs_yml.read_bytes().decode("utf-8"), Loader=_LenientLoader) or {}
-    except (UnicodeDecodeError, yaml.YAMLError) as error:
-        raise SeriesConfigError(f"{mkdocs_yml.name}: cannot be read as YAML: {error}") from None
-    if not isinstance(data, dict):
-        raise SeriesConfigError(f"{mkdocs_yml.name}: must be a mapping of settings, not {type(data).__name__}")
-    extra = data.get("extra")
-    if not isinstance(extra or {}, dict):
-        raise SeriesConfigError(f"{mkdocs_yml.name}: extra must be a mapping, not {type(extra).__name__}")
-    return series_from_extra((extra or {}).get("series"), mkdocs_yml.resolve().parent)
+    """The series configured by mkdocs.yml, read as a build reads it."""
+    config = load_config_file(mkdocs_yml)
+    return series_from_extra(config.extra.get("series"), Path(config.config_file_path))

@@ -1,0 +1,142 @@
+"""mkdocs.yml's `extra.series`: read as the build reads it, every mistake reported at its line."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from codeproof.__main__ import main
+from codeproof.config import SeriesConfigError, load_series
+from fixture_site import make_site
+from upstream import make_upstream
+
+GOOD = {"name": "s", "baseline": {"repo": "a/b", "commit": "0" * 40, "version": "1"}}
+
+
+def good_config(series: dict = GOOD) -> str:
+    """mkdocs.yml text ending inside extra.series (4 spaces in), so a test can add settings to it."""
+    return yaml.safe_dump({"site_name": "x", "extra": {"series": series}}, sort_keys=False, allow_unicode=True)
+
+
+def write_config(site, text: str):
+    (site / "mkdocs.yml").write_text(text, encoding="utf-8")
+    return site / "mkdocs.yml"
+
+
+def check(site, capsys) -> tuple[int, str]:
+    code = main(["check", "--config", str(site / "mkdocs.yml")])
+    return code, capsys.readouterr().err
+
+
+@pytest.fixture
+def site(tmp_path):
+    return make_upstream(tmp_path).site
+
+
+def test_every_mistake_in_extra_series_is_reported_at_its_line_with_the_key(site, capsys):
+    write_config(site, """\
+site_name: x
+extra:
+  series:
+    name: s
+    baseline: {repo: a/b, commit: abc, version: "1"}
+    timout: 3
+    experiments:
+      timout: 5
+      output_cap: -1
+    announced:
+      - number: 0
+        title: "A & B"
+      - {number: 7, titel: x}
+    zzz: 1
+""")
+    code, err = check(site, capsys)
+    assert code == 2
+    assert err == """\
+error: 8 problems:
+
+mkdocs.yml:5: extra.series.baseline.commit: 'abc' is not a full 40-hex commit SHA
+
+mkdocs.yml:6: extra.series.timout: is not a setting; did you mean experiments.timeout?
+
+mkdocs.yml:8: extra.series.experiments.timout: is not a setting; did you mean timeout?
+
+mkdocs.yml:9: extra.series.experiments.output_cap: -1 is not a positive number of bytes
+
+mkdocs.yml:11: extra.series.announced[0].number: 0 is not a positive whole number
+
+mkdocs.yml:12: extra.series.announced[0].title: 'A & B' is not plain text: it holds markup characters (<, > or &) or names a block marker
+
+mkdocs.yml:13: extra.series.announced[1].titel: is not a setting; did you mean title?
+
+mkdocs.yml:14: extra.series.zzz: is not a setting (the settings here are name, baseline, announced, git_remote, lock_file, cache_dir, experiments)
+"""
+
+
+def test_a_misspelt_setting_fails_the_strict_build_naming_it(tmp_path):
+    fixture = make_site(tmp_path)
+    config = yaml.safe_load((fixture.root / "mkdocs.yml").read_text())
+    config["extra"]["series"]["experiments"] = {"timout": 5}
+    (fixture.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    site, log = fixture.build()
+    assert site is None
+    assert "mkdocs.yml:" in log and ": extra.series.experiments.timout: is not a setting; did you mean timeout?" in log
+
+
+@pytest.mark.parametrize("timeout", [".nan", ".inf", "0", "-1", "86400", "true"])
+def test_an_experiment_timeout_that_would_never_end_a_run_is_refused(site, timeout):
+    config = write_config(site, good_config() + f"    experiments:\n      timeout: {timeout}\n")
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    (problem,) = refused.value.problems
+    assert (problem.line, problem.message) == (
+        10, f"extra.series.experiments.timeout: {yaml.safe_load(timeout)!r} is not a number of seconds between 0 and 3600")
+
+
+@pytest.mark.parametrize("title", ["[OUTPUT] Broadcasting", "<b>x</b>", "A & B"])
+def test_an_announced_title_with_markup_or_a_marker_is_refused(site, title):
+    series = {**GOOD, "announced": [{"number": 7, "title": title}]}
+    config = write_config(site, good_config(series))
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    assert [p.message for p in refused.value.problems] == [
+        f"extra.series.announced[0].title: {title!r} is not plain text: it holds markup characters (<, > or &) "
+        "or names a block marker"]
+
+
+def test_an_archive_without_its_sha256_is_refused(site):
+    series = {**GOOD, "baseline": {**GOOD["baseline"], "sdist": "autograd==1.9.1"}}
+    config = write_config(site, good_config(series))
+    with pytest.raises(SeriesConfigError, match=r"^1 problem:\n\nmkdocs.yml:\d+: extra.series.baseline: sdist and "
+                                                r"sdist_sha256 go together \(the archive is checked against its SHA-256\)$"):
+        load_series(config)
+
+
+def test_the_command_line_reads_env_tags_as_the_build_does(site, monkeypatch):
+    config = write_config(site, good_config() + "    lock_file: !ENV [CODEPROOF_TEST_LOCK, sources.lock.json]\n")
+    monkeypatch.setenv("CODEPROOF_TEST_LOCK", "other.lock.json")
+    assert load_series(config).lock_file == site / "other.lock.json"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("extra: [unclosed\n", "error: 1 problem:\n\nmkdocs.yml:1: MkDocs encountered an error parsing the configuration file: "),
+    ("- a\n- b\n", "error: 1 problem:\n\nmkdocs.yml:1: The configuration is invalid. Expected a key-value mapping "
+                  "(dict) but received: <class 'list'>"),
+    ("site_name: x\nextra: [1]\n", "error: 1 problem:\n\nmkdocs.yml:1: Config value 'extra': The configuration is "
+                                   "invalid. Expected a key-value mapping (dict) but received: <class 'list'>"),
+    ("site_name: x\nextra:\n  series: [1, 2]\n", "error: 1 problem:\n\nmkdocs.yml:3: extra.series: must be a mapping of "
+                                                 "settings, not list"),
+    ("site_name: x\ndocs_dir: nowhere\n", "error: 1 problem:\n\nmkdocs.yml:1: Config value 'docs_dir': The path "),
+])
+def test_a_configuration_mkdocs_refuses_is_an_error_not_a_traceback(site, capsys, content, message):
+    write_config(site, content)
+    code, err = check(site, capsys)
+    assert code == 2
+    assert err.startswith(message) and "Traceback" not in err
+
+
+def test_a_file_that_is_not_utf8_is_an_error_not_a_traceback(site, capsys):
+    (site / "mkdocs.yml").write_bytes(b"site_name: \xff\n")
+    code, err = check(site, capsys)
+    assert code == 2
+    assert err.startswith("error: 1 problem:\n\nmkdocs.yml:1: ") and "Traceback" not in err

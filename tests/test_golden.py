@@ -1,0 +1,74 @@
+"""What the engine renders, pinned byte for byte in tests/golden/ (`./dev.sh test --update-golden` rewrites
+them; review the diff). Every value holds characters that markup would read: <, >, &, quotes, | and fences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+
+from codeproof import overview, render, resources
+from codeproof.config import Baseline, Series
+from codeproof.series_model import series_model
+from codeproof.structure import Entry, Excerpt, FileRef, Problem
+from conftest import ROOT
+
+SEAL = "0" * 32
+CODE = 'def f(x):\n    """A ```fence``` & <tag>."""\n    return x < 1 and "y" | 2\n'
+SERIES = Series(
+    name="Autograd 源码学习", baseline=Baseline("HIPS/autograd", "90dbeb8d23f0222b0124eaf961f1209db0cf4333", "1.9.1",
+                                           "autograd==1.9.1", "7" * 64),
+    announced={5: None, 7: "Broadcasting | 的 [反向] 传播"}, git_remote="", root=Path("/nowhere"),
+    lock_file=Path("/nowhere/lock"), cache_dir=Path("/nowhere/.cache"), experiment_timeout=120, output_cap=1024)
+
+
+def post(number: int, title: str, slug: str) -> Entry:
+    return Entry(number, title, f"posts/{slug}/", f"posts/{slug}.md", f"docs/posts/{slug}.md", "2026-01-01")
+
+
+def test_a_real_source_card(golden):
+    ref = FileRef("HIPS/autograd", "90dbeb8d23f0222b0124eaf961f1209db0cf4333", "autograd/core.py")
+    golden("source-card.md", render.source_card(ref, "f", Excerpt(101, 103, CODE.rstrip("\n")), SEAL))
+
+
+def test_an_experiment_card(golden):
+    card = render.experiment_card("experiments/show.py", "../../experiments/show/", 'print "<b>" & more',
+                                  Excerpt(3, 5, CODE.rstrip("\n")), SEAL)
+    golden("experiment-card.md", card)
+
+
+def test_an_output_console(golden):
+    golden("output-console.md", render.output_console("experiments/show.py", "node <3> & ```\nparents []",
+                                                      "✓ 输出已验证 · Python 3.11.7 · 运行 0.01 s", SEAL))
+
+
+def test_a_problem_box(golden):
+    problem = Problem("docs/posts/x.md", 12, "REAL SOURCE autograd/core.py: quote differs",
+                      detail="--- quote\n+++ source\n-    return x <= 1\n+    return x < 1 & ```", hint="run `./dev.sh update`")
+    golden("problem-box.md", render.problem_box(problem, SEAL))
+
+
+def test_a_script_page(golden):
+    golden("script-page.md", resources.script_page("experiments/plot & <x> [1].py", CODE))
+
+
+def test_the_overview_tables_and_texts(golden):
+    model = series_model([post(6, "NumPy <Primitive> & VJP", "six"), post(13, "自定义 | Primitive [二]", "thirteen")],
+                         SERIES.announced)
+    archive = resources.Archive(b"an archive")
+    golden("overview.md", "\n\n".join([
+        overview.baseline(SERIES), overview.posts_table(model),
+        overview.environment_table("autograd==1.9.1\nnumpy==2.2.6\n"), resources.archive_summary(archive, "downloads/x.zip"),
+    ]) + "\n")
+
+
+def test_the_series_navigation_of_a_post(golden):
+    """The theme's partial, rendered as MkDocs renders templates: without autoescape."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
+    six, thirteen = post(6, 'NumPy "<Primitive>" & VJP', "six"), post(13, "自定义", "thirteen")
+    model = series_model([six, thirteen], SERIES.announced)
+    for this in (six, thirteen):
+        previous, following = model.neighbours(this)
+        html = env.get_template("partials/series-nav.html").render(
+            series={"previous": previous, "next": following, "link": lambda url: "../../" + url})
+        golden(f"series-nav-{this.number}.html", html + "\n")
