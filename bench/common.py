@@ -180,7 +180,7 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     for script in resources.experiment_scripts(site):
         rel = script.relative_to(site).as_posix()
         files["docs/" + rel] = script.read_text(encoding="utf-8")
-        files["docs/" + resources.script_page_src(rel)] = resources.script_page(rel, files["docs/" + rel])
+        files["docs/" + resources.script_page_src(rel)] = resources.script_page(files["docs/" + rel])
     return make_site(dst, files, nav, hook=False, base=site)
 
 

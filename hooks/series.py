@@ -7,24 +7,26 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
-from mkdocs.utils import clean_directory
+from mkdocs.utils import clean_directory, get_relative_url
 
 from codeproof import frontmatter, guard, overview, resources
 from codeproof.blocks import parse_post, read_post
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.filesystem import shown_path
-from codeproof.render import relative_url
 from codeproof.series_model import duplicate_numbers, series_entry, series_model
 from codeproof.sources import SourceError
 from codeproof.structure import Problem, SeriesModel, report
 
 log = get_plugin_logger(__name__)
+TEMPLATES = Path(__file__).parent / "templates"  # the theme templates of the pages the hook generates
+SCRIPT_TEMPLATE = "series-script.html"
 
 
 class _Build:
@@ -39,6 +41,7 @@ class _Build:
         self.archive = None
         self.series = SeriesModel(())  # built in on_files from the posts' front matter
         self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
+        self.script_pages = {}  # src_uri of a generated script page -> the script's path (experiments/x.py)
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
     def stop(self) -> None:
@@ -68,6 +71,8 @@ def on_config(config):
     unfit = guard.docs_problems(Path(config.docs_dir), build.engine.series.root)
     if unfit:  # MkDocs walks docs/ next, following links (a loop never ends) and copying what they lead to
         raise PluginError(report(unfit))
+    if str(TEMPLATES) not in config.theme.dirs:  # last: the site's overrides/ and the theme come first
+        config.theme.dirs.append(str(TEMPLATES))
     return config
 
 
@@ -93,8 +98,9 @@ def on_files(files, config):
     generated = []
     for resource in (r for r in published if r.is_script):
         generated.append(File.generated(config, resource.path, content=resource.data))  # the bytes read, not the path
-        page = resources.script_page(resource.path, resource.data.decode("utf-8"))
         src = resources.script_page_src(resource.path)
+        build.script_pages[src] = resource.path
+        page = resources.script_page(resource.data.decode("utf-8"))
         generated.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     build.archive = resources.build_archive(root, engine.series.name, published)
     generated.append(File.generated(config, resources.ARCHIVE_URL, content=build.archive.data))
@@ -109,14 +115,19 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri in build.script_pages:  # a page we generated: its values, no blocks
+        name = build.script_pages[page.file.src_uri].rsplit("/", 1)[-1]
+        # Escaped now: the search index takes the title before on_page_context, and Material shows it as HTML.
+        page.meta.update(title=Markup.escape(name), template=SCRIPT_TEMPLATE)
+        return markdown
     parsed = build.parsed.get(page.file.src_uri)
-    if parsed is None:  # a page we generated: no blocks
+    if parsed is None:  # a page another plugin added
         return markdown
     for key in set(page.meta) - set(frontmatter.KEYS):  # reported in on_files; never rendered
         del page.meta[key]
     if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got
         parsed = parse_post(parsed.post, markdown, 1)
-    proved = build.engine.prove_page(parsed, lambda url: relative_url(url, page.url))
+    proved = build.engine.prove_page(parsed, lambda url: get_relative_url(url, page.url))
     build.problems += proved.problems
     build.warnings += proved.warnings
     build.proved[page.file.src_uri] = (parsed, proved)
@@ -147,6 +158,11 @@ def on_nav(nav, config, files):
 
 def on_page_context(context, page, config, nav):
     _escape_meta(page.meta)
+    script = build.script_pages.get(page.file.src_uri)
+    if script:
+        context["script"] = {"name": script.rsplit("/", 1)[-1], "command": resources.script_command(script),
+                             "download": quote(get_relative_url(script, page.url))}
+        return context
     this = build.series.post_at(page.file.src_uri)
     if this is None:  # not a series post (or one whose front matter is a problem already reported)
         return context
@@ -155,7 +171,7 @@ def on_page_context(context, page, config, nav):
     context["series"] = {
         "previous": previous,
         "next": following,
-        "link": lambda url: relative_url(url, page.url),
+        "link": lambda url: get_relative_url(url, page.url),
         "baseline": baseline,
         "baseline_url": f"https://github.com/{baseline.repo}/tree/{baseline.commit}",
     }

@@ -26,7 +26,7 @@ from mkdocs.config import load_config
 
 from codeproof.experiments import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
 from codeproof.structure import Problem
-from codeproof.resources import build_archive, read_resources, script_page
+from codeproof.resources import build_archive, read_resources
 from conftest import ROOT, mkdocs
 from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401
 
@@ -352,15 +352,6 @@ def test_a_symlink_is_not_in_the_archive(root):
     files, _ = read_resources(root)
     names = [entry.filename for entry in archive_entries(build_archive(root, "S", files).data)]
     assert names == ["README.md", "experiments/a.py", "requirements.txt"]
-
-
-def test_a_hostile_file_name_is_quoted_or_escaped_in_each_place_of_its_page():
-    lines = script_page(f"experiments/{HOSTILE}", "print(1)\n").splitlines()
-    shown = "x&#34;&#62;&#60;img&#32;src&#61;x&#32;onerror&#61;alert&#40;1&#41;&#62;.py"
-    assert lines[1] == 'title: "x\\"><img src=x onerror=alert(1)>.py"'  # YAML text; the hook escapes it for HTML
-    assert lines[4] == f"# {shown}"
-    assert lines[6] == (f"[下载 {shown}](x%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E.py){{: download='{shown}' }}"
-                        " · 在资源目录中运行：`python -B 'experiments/x\"><img src=x onerror=alert(1)>.py'`")
 
 
 # --- in a real build -----------------------------------------------------------------------

@@ -3,15 +3,19 @@ them; review the diff). Every value holds characters that markup would read: <, 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
+import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from codeproof import overview, render, resources
 from codeproof.config import Baseline, Series
 from codeproof.series_model import series_model
 from codeproof.structure import Entry, Excerpt, FileRef, Problem
 from conftest import ROOT
+from fixture_site import make_site
 
 SEAL = "0" * 32
 CODE = 'def f(x):\n    """A ```fence``` & <tag>."""\n    return x < 1 and "y" | 2\n'
@@ -49,7 +53,7 @@ def test_a_problem_box(golden):
 
 
 def test_a_script_page(golden):
-    golden("script-page.md", resources.script_page("experiments/plot & <x> [1].py", CODE))
+    golden("script-page.md", resources.script_page(CODE))
 
 
 def test_the_overview_tables_and_texts(golden):
@@ -72,3 +76,40 @@ def test_the_series_navigation_of_a_post(golden):
         html = env.get_template("partials/series-nav.html").render(
             series={"previous": previous, "next": following, "link": lambda url: "../../" + url})
         golden(f"series-nav-{this.number}.html", html + "\n")
+
+
+# --- as a build publishes them ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fixture_build(tmp_path_factory) -> Path:
+    site, log = make_site(tmp_path_factory.mktemp("golden")).build()
+    assert site is not None, log
+    return site
+
+
+def steady(html: str) -> str:
+    """What differs from run to run (the fixture repository's commits, versions, times, dates) as a name."""
+    html = re.sub(r"[0-9a-f]{40}", "<commit>", html)
+    html = re.sub(r"@[0-9a-f]{7}", "@<short>", html)
+    html = re.sub(r"(Python|numpy|autograd) [0-9.]+", r"\1 <version>", html)
+    return re.sub(r"运行 [0-9.]+ s · (缓存，)?验证于 [0-9-]+", "运行 <seconds> s · 验证于 <date>", html)
+
+
+def element(html: str, selector: str) -> str:
+    node = LexborHTMLParser(html).css_first(selector)
+    assert node is not None, selector
+    return node.html
+
+
+@pytest.mark.parametrize("kind, selector", [
+    ("source", ".proof-card--source"), ("experiment", ".proof-card--experiment"), ("output", ".proof-card--output"),
+])
+def test_a_published_card(fixture_build, golden, kind, selector):
+    html = (fixture_build / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    golden(f"published-{kind}-card.html", steady(element(html, selector)) + "\n")
+
+
+def test_a_published_script_page_header(fixture_build, golden):
+    html = (fixture_build / "experiments" / "show" / "index.html").read_text(encoding="utf-8")
+    golden("published-script-header.html", element(html, "p.series-script") + "\n")

@@ -132,7 +132,8 @@ def test_the_overview_links_the_archive_with_its_real_size_and_sha256(built):
 def test_each_post_links_its_published_script_which_is_viewable_and_downloadable(built, post, script):
     assert f"../../experiments/{script}/" in read_page(built, post).links
     script_page = read_page(built, f"experiments/{script}/")
-    assert f'<a download="{script}.py" href="../{script}.py">' in script_page.html
+    assert f'<a href="../{script}.py" download="{script}.py">下载 {script}.py</a>' in script_page.html
+    assert f"<code>python -B experiments/{script}.py</code>" in script_page.html
     published = (built / "experiments" / f"{script}.py").read_text(encoding="utf-8")
     assert published == (ROOT / "experiments" / f"{script}.py").read_text(encoding="utf-8")
     assert fold(published.splitlines()[-1]) in script_page.folded

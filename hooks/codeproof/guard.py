@@ -30,7 +30,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from .markers import MARKER, kind_named, skeleton
 from .filesystem import shown_path
-from .render import SEAL_ATTRIBUTE, seal_attribute
+from .render import SEAL_ATTRIBUTE
 from .structure import BlockKind, Problem
 
 KINDS = {kind.value for kind in BlockKind}
@@ -169,7 +169,7 @@ def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code
 
 def unseal(html: str, seal: str) -> str:
     """The page as published: the seal has done its work and is not part of the site."""
-    return html.replace(" " + seal_attribute(seal), "")
+    return html.replace(f' {SEAL_ATTRIBUTE}="{seal}"', "")
 
 
 # What docs/ may hold besides Markdown: MkDocs publishes other files as they are, and a browser may render

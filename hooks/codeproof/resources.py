@@ -6,11 +6,8 @@ regular files inside the repository are published. A symbolic link (to a file or
 link, a FIFO or device, a file name that is not printable UTF-8, and a script that is not UTF-8
 are problems (the build fails), and such a file is neither read further, run, shown nor archived.
 
-A file name reaches a script page's front matter, heading, link and download attribute. The title
-is a YAML double-quoted string holding the name as text (the hook escapes front matter where the
-theme writes it into HTML). In the Markdown the name is written with HTML character references for
-everything but letters, digits, '.', '-' and '_' inside a word, which neither Markdown nor HTML reads
-as syntax; the link target is percent-encoded and the command shell-quoted inside a code span. So
+A file name reaches its script page's title, heading, download link and command: as values of the
+page (its meta and the theme template's context), which the template escapes, never as Markdown. So
 any printable name is published safely, and others are refused.
 
 The archive holds experiments/, a requirements.txt pinning what they need, and a README. Its bytes
@@ -21,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import re
 import shlex
@@ -29,9 +25,9 @@ import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 from .markers import MARKER, skeleton
+from .render import fence
 from .filesystem import shown_path
 from .structure import Problem
 
@@ -184,33 +180,15 @@ def script_page_url(script: str) -> str:
     return script[: -len(".py")] + "/"
 
 
-def _references(name: str) -> str:
-    """The name as Markdown text that is also safe HTML (see the module's docstring)."""
-
-    def plain(i: int, c: str) -> bool:
-        inside_word = 0 < i < len(name) - 1 and name[i - 1].isalnum() and name[i + 1].isalnum()
-        return c.isalnum() or c in ".-" or (c == "_" and inside_word)  # Markdown ignores '_' inside a word
-
-    return "".join(c if plain(i, c) else f"&#{ord(c)};" for i, c in enumerate(name))
+def script_page(text: str) -> str:
+    """Markdown of the page that shows one script whole, with its line numbers. Its name, download link and
+    command are the theme template's (series-script.html), given as values, not written into Markdown."""
+    return fence(text.rstrip("\n"), "python", 'linenums="1"') + "\n"
 
 
-def _code_span(text: str) -> str:
-    """A Markdown code span holding text verbatim, whatever backticks it holds."""
-    ticks = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    return f"{ticks} {text} {ticks}" if len(ticks) > 1 else f"{ticks}{text}{ticks}"
-
-
-def script_page(script: str, text: str) -> str:
-    """Markdown of the page that shows one script whole, with its line numbers and a download link."""
-    name = script.rsplit("/", 1)[-1]
-    shown = _references(name)
-    fence = "`" * max(4, max((len(run) for run in re.findall("`{3,}", text)), default=0) + 1)
-    return (
-        f"---\ntitle: {json.dumps(name, ensure_ascii=False)}\n---\n\n# {shown}\n\n"
-        f"[下载 {shown}]({quote(name)}){{: download='{shown}' }} · "
-        f"在资源目录中运行：{_code_span('python -B ' + shlex.quote(script))}\n\n"
-        f'{fence}python linenums="1"\n{text.rstrip(chr(10))}\n{fence}\n'
-    )
+def script_command(script: str) -> str:
+    """The command that runs a script in the readers' resource directory, shell-quoted."""
+    return f"python -B {shlex.quote(script)}"
 
 
 def archive_summary(archive: Archive, link: str) -> str:
