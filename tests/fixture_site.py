@@ -3,7 +3,10 @@ running one experiment. Tests change its post and build it, without the real pos
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +74,24 @@ class Site:
     def post(self) -> Path:
         return self.root / "docs" / "posts" / "p.md"
 
+    @property
+    def commit(self) -> str:
+        """The baseline commit, short, as messages name it."""
+        return self.upstream.commits[0][:7]
+
+    def edit(self, old: str, new: str) -> None:
+        """Replace the one occurrence of `old` in the post."""
+        text = self.post.read_text(encoding="utf-8")
+        assert text.count(old) == 1, old
+        self.post.write_text(text.replace(old, new), encoding="utf-8")
+
+    def check(self, command: str = "check") -> tuple[int, str]:
+        """`python -m codeproof <command>` in this process: (exit status, what it printed on stderr)."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = codeproof([command, "--config", str(self.root / "mkdocs.yml")])
+        return code, err.getvalue()
+
     def build(self, command: str = "build") -> tuple[Path | None, str]:
         """Build with --strict in this process: (site folder, log) on success, (None, log) on failure.
         `command="serve"` builds as `mkdocs serve` does: problems are shown in the pages, not raised."""
@@ -89,10 +110,24 @@ class Site:
             logging.getLogger("mkdocs").removeHandler(handler)
 
 
-def make_site(tmp_path: Path) -> Site:
+def report(log: str) -> str:
+    """The report a failed build ends with ("N problems:" and each problem), from its log."""
+    match = re.search(r"^\d+ problems?:$", log, flags=re.M)
+    assert match, log
+    return log[match.start():].split("\nAborted with ")[0]
+
+
+# The real site's theme: Material, its overrides (the post header, the series navigation) and an overview
+# with the generated posts table.
+MATERIAL = {"name": "material", "language": "zh", "custom_dir": str(ROOT / "overrides"), "font": False}
+OVERVIEW = "# Fixture series\n\nThe posts:\n\n<!-- series-posts -->\n"
+
+
+def make_site(tmp_path: Path, material: bool = False) -> Site:
+    """The fixture site; `material` gives it the real site's theme, overrides and overview."""
     upstream = make_upstream(tmp_path)
     root = upstream.site
-    (root / "docs" / "index.md").write_text("# Fixture series\n", encoding="utf-8")
+    (root / "docs" / "index.md").write_text(OVERVIEW if material else "# Fixture series\n", encoding="utf-8")
     upstream.post.write_text(POST, encoding="utf-8")
     (root / "experiments").mkdir()
     (root / SCRIPT).write_text(SCRIPT_TEXT, encoding="utf-8")
@@ -105,8 +140,11 @@ def make_site(tmp_path: Path) -> Site:
             "admonition", "attr_list", "md_in_html", "pymdownx.details", "pymdownx.superfences",
             {"pymdownx.highlight": {"pygments_lang_class": True, "linenums_style": "pymdownx-inline"}},
         ],
-        "theme": {"name": "mkdocs"},
+        "theme": MATERIAL if material else {"name": "mkdocs"},
     })
+    if material:
+        config["markdown_extensions"] += ["tables", {"toc": {"permalink": True}}]
+        config["site_url"] = "https://example.org/series/"
     (root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     assert codeproof(["lock", "--config", str(root / "mkdocs.yml")]) == 0
     return Site(upstream, root)

@@ -1,142 +1,154 @@
-"""What the author and CI see when a post stops matching its evidence: a failed build that says where."""
+"""What the author and CI see when a post stops matching its evidence: a failed build that says where, what
+and what to do, in full. Each test changes the fixture site's post and builds it in this process."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from conftest import mkdocs
-
-SQUARE_POST = "docs/posts/custom-primitive.md"
-NUMPY_POST = "docs/posts/numpy-primitive-vjp.md"
+from fixture_site import OUTPUT, POST, make_site, report
 
 
-def edit(site, post, old, new):
-    path = site / post
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, old
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
-def line_of(site, post, text):
-    lines = (site / post).read_text(encoding="utf-8").splitlines()
-    index = next(i for i, line in enumerate(lines) if text in line)
-    return next(i for i in range(index, -1, -1) if lines[i].startswith("[")) + 1  # the block's header line
-
-
-def codeproof(site, command):
-    return subprocess.run([sys.executable, "-m", "codeproof", command], cwd=site, capture_output=True, text=True)
+@pytest.fixture
+def site(tmp_path):
+    return make_site(tmp_path)
 
 
 def test_one_changed_character_in_a_quote_fails_the_build_with_file_line_and_diff(site):
-    edit(site, SQUARE_POST, "primitive_vjps[fun] = vjpmaker", "primitive_vjps[fun] = vjpmakr")
-    line = line_of(site, SQUARE_POST, "vjpmakr")
-    done = mkdocs(site, "build", "--strict")
-    assert done.returncode != 0
-    assert f"{SQUARE_POST}:{line}: REAL SOURCE autograd/core.py (Symbol defvjp_argnums) at 90dbeb8: quote differs" in done.stderr
-    assert "-    primitive_vjps[fun] = vjpmakr" in done.stderr and "+    primitive_vjps[fun] = vjpmaker" in done.stderr
-    assert "hint: run `./dev.sh update`" in done.stderr
+    site.edit("        self.value = value\n", "        self.value = valve\n")
+    built, log = site.build()
+    assert built is None
+    assert report(log) == f"""\
+1 problem:
+
+docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {site.commit}: quote differs from source (first difference at docs/posts/p.md:15, line 10 of the file)
+--- docs/posts/p.md (quote)
++++ pkg/mod.py@{site.commit} lines 9-11
+@@ -1,3 +1,3 @@
+     def __init__(self, value):
+-        self.value = valve
++        self.value = value
+         self.parents = []
+  hint: run `./dev.sh update` to take lines 9-11 from the pinned file, or fix the quote by hand"""
 
 
 def test_every_problem_of_a_build_is_reported_together(site):
-    edit(site, SQUARE_POST, "self.parents = parents", "self.parents = parent")
-    edit(site, NUMPY_POST, "defvjp(anp.log, lambda ans, x: lambda g: g / x)", "defvjp(anp.log, lambda ans, x: lambda g: g * x)")
-    done = mkdocs(site, "build")
-    assert done.returncode != 0
-    assert "2 problems:" in done.stderr
-    assert f"{SQUARE_POST}:{line_of(site, SQUARE_POST, 'self.parents = parent')}:" in done.stderr
-    assert f"{NUMPY_POST}:{line_of(site, NUMPY_POST, 'g * x)')}:" in done.stderr
+    site.edit("        self.value = value\n", "        self.value = valve\n")
+    site.edit('print("node value 3")\nprint("parents []")\n```\n\nWhat', 'print("node value 4")\nprint("parents []")\n```\n\nWhat')
+    built, log = site.build()
+    assert built is None
+    assert report(log).startswith("2 problems:\n\ndocs/posts/p.md:9: REAL SOURCE pkg/mod.py")
+    assert "\n\ndocs/posts/p.md:21: EXPERIMENT experiments/show.py: quote differs from source (first difference at " \
+           "docs/posts/p.md:26, line 3 of the file)\n" in report(log)
 
 
 def test_update_restores_a_drifted_quote_and_the_build_passes(site):
-    original = (site / SQUARE_POST).read_text(encoding="utf-8")
-    edit(site, SQUARE_POST, '        raise Exception(f"Bad VJP', '        raise TypeError(f"Bad VJP')
-    updated = codeproof(site, "update")
-    assert updated.returncode == 0, updated.stderr
-    assert "+        raise Exception" in updated.stdout
-    assert (site / SQUARE_POST).read_text(encoding="utf-8") == original
-    assert mkdocs(site, "build", "--strict").returncode == 0
+    site.edit("        self.value = value\n", "        self.value = valve\n")
+    assert site.check("update")[0] == 0
+    assert site.post.read_text(encoding="utf-8") == POST
+    assert site.build()[0] is not None
 
 
 def test_a_changed_recorded_output_fails_the_build_and_update_restores_it(site):
-    original = (site / SQUARE_POST).read_text(encoding="utf-8")
-    edit(site, SQUARE_POST, "after defvjp: grad(square)(3.0)=6.0", "after defvjp: grad(square)(3.0)=6.1")
-    done = mkdocs(site, "build", "--strict")
-    assert done.returncode != 0
-    line = line_of(site, SQUARE_POST, "=6.1")
-    assert f"{SQUARE_POST}:{line}: OUTPUT experiments/custom_primitive.py: output differs from the recorded output" in done.stderr
-    assert "-after defvjp: grad(square)(3.0)=6.1" in done.stderr and "+after defvjp: grad(square)(3.0)=6.0" in done.stderr
-    assert codeproof(site, "update").returncode == 0
-    assert (site / SQUARE_POST).read_text(encoding="utf-8") == original
+    site.edit(OUTPUT, OUTPUT.replace("3", "4"))
+    built, log = site.build()
+    assert built is None
+    assert report(log) == """\
+1 problem:
 
-
-def test_an_experiment_quote_that_drifts_fails_the_build(site):
-    edit(site, SQUARE_POST, "    derivative = grad(square)(3.0)\n", "    derivative = grad(square)(2.0)\n")
-    done = mkdocs(site, "build")
-    assert done.returncode != 0
-    assert f"{SQUARE_POST}:{line_of(site, SQUARE_POST, '(2.0)')}: EXPERIMENT experiments/custom_primitive.py: quote differs" in done.stderr
+docs/posts/p.md:32: OUTPUT experiments/show.py: output differs from the recorded output
+--- recorded in the post
++++ printed by python -B experiments/show.py
+@@ -1,2 +1,2 @@
+-node value 4
++node value 3
+ parents []
+  hint: run `./dev.sh update` to record the new output, or fix the experiment"""
+    assert site.check("update")[0] == 0
+    assert site.post.read_text(encoding="utf-8") == POST
 
 
 def test_a_quote_moved_outside_its_symbol_fails(site):
-    edit(site, SQUARE_POST, "Symbol: defvjp_argnums", "Symbol: translate_vjp")
-    done = codeproof(site, "check")
-    assert done.returncode == 1
-    assert f"{SQUARE_POST}:{line_of(site, SQUARE_POST, 'Symbol: translate_vjp') }: REAL SOURCE" in done.stderr
-    assert "outside the symbol" in done.stderr
+    site.edit("Symbol: Node.__init__", "Symbol: helper")
+    code, err = site.check()
+    assert code == 1
+    assert report(err) == f"""\
+1 problem:
+
+docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol helper) at {site.commit}: quote is lines 9-11, outside the symbol (lines 4-5)
+  hint: name the symbol these lines belong to, or quote lines inside the named symbol
+"""
 
 
-def test_a_wrong_commit_fails_and_names_the_lock(site):
-    edit(site, SQUARE_POST, "Symbol: defvjp_argnums\n", "Symbol: defvjp_argnums\nCommit: " + "1" * 40 + "\n")
-    done = codeproof(site, "check")
-    assert done.returncode == 1
-    line = line_of(site, SQUARE_POST, "Commit: 1111")
-    assert f"{SQUARE_POST}:{line}: REAL SOURCE: HIPS/autograd@1111111:autograd/core.py has no entry in the lock file" in done.stderr
+def test_a_commit_the_lock_does_not_name_fails_and_names_the_lock(site):
+    site.edit("Symbol: Node.__init__\n", "Symbol: Node.__init__\nCommit: " + "1" * 40 + "\n")
+    code, err = site.check()
+    assert code == 1
+    assert report(err) == """\
+1 problem:
+
+docs/posts/p.md:9: REAL SOURCE: fixture/upstream@1111111:pkg/mod.py has no entry in the lock file sources.lock.json
+  hint: run `./dev.sh lock` (python -m codeproof lock) to record it, and commit the lock
+"""
 
 
-CORE_BLOB = "2116589bafffe9d95444d349bc221d76c5a89807"  # autograd/core.py at the baseline
+def blob_of(site) -> str:
+    import json
+
+    lock = json.loads((site.root / "sources.lock.json").read_text())
+    (blob,) = lock["fixture/upstream"][site.upstream.commits[0]].values()
+    return blob
 
 
-def test_a_tampered_cache_file_fails_every_quote_of_that_file(site):
-    cached = site / ".cache" / "blobs" / CORE_BLOB[:2] / CORE_BLOB
-    cached.write_text(cached.read_text().replace("primitive_vjps[fun] = vjpmaker", "primitive_vjps[fun] = None"))
-    done = codeproof(site, "check")
-    assert done.returncode == 1
-    assert f"changed on disk: {cached} is not blob {CORE_BLOB}" in done.stderr
-    assert f"hint: delete the folder {site / '.cache' / 'blobs'} and build again" in done.stderr
-    assert done.stderr.count(f"{SQUARE_POST}:") == 3  # the three quotes of core.py
+def test_a_tampered_cache_file_fails_the_quote_of_that_file(site):
+    assert site.check()[0] == 0  # fills the cache
+    blob = blob_of(site)
+    cached = site.root / ".cache" / "blobs" / blob[:2] / blob
+    cached.write_text(cached.read_text().replace("self.value = value", "self.value = None"))
+    code, err = site.check()
+    assert code == 1
+    assert report(err) == f"""\
+1 problem:
+
+docs/posts/p.md:9: REAL SOURCE: the cached copy of fixture/upstream@{site.commit}:pkg/mod.py changed on disk: {cached} is not blob {blob}
+  hint: delete the folder {site.root / '.cache' / 'blobs'} and build again to fetch and check every file afresh
+"""
 
 
 def test_a_tampered_lock_entry_fails_and_is_named_as_the_lock_entry(site):
-    lock = site / "sources.lock.json"
-    lock.write_text(lock.read_text().replace(CORE_BLOB, "0" * 40))
-    done = codeproof(site, "check")
-    assert done.returncode == 1
-    assert f"is blob {CORE_BLOB} (from PyPI sdist), but the lock says {'0' * 40}" in done.stderr
-    assert "hint: the lock entry is wrong" in done.stderr and "changed on disk" not in done.stderr
+    blob = blob_of(site)
+    lock = site.root / "sources.lock.json"
+    lock.write_text(lock.read_text().replace(blob, "0" * 40))
+    code, err = site.check()
+    assert code == 1
+    assert report(err) == f"""\
+1 problem:
+
+docs/posts/p.md:9: REAL SOURCE: fixture/upstream@{site.commit}:pkg/mod.py is blob {blob} (from git), but the lock says {'0' * 40}
+  hint: the lock entry is wrong: delete it from sources.lock.json and run `./dev.sh lock`
+"""
 
 
 @pytest.mark.parametrize("header, message", [
-    ("[REAL SOURCE]\nFile: autograd/nowhere.py\n", "Symbol is missing or empty"),
-    ("[OUTPUT]\nFile: experiments/absent.py\n", "experiments/absent.py does not exist"),
+    ("[REAL SOURCE]\nFile: pkg/nowhere.py\n", "docs/posts/p.md:42: REAL SOURCE: Symbol is missing or empty\n"
+                                             "  hint: add a `Symbol: …` line to the header"),
+    ("[OUTPUT]\nFile: experiments/absent.py\n", "docs/posts/p.md:42: experiments/absent.py does not exist\n"
+                                                "  hint: create it, or fix the File line"),
 ])
 def test_a_malformed_block_fails_the_build_with_its_line(site, header, message):
-    edit(site, SQUARE_POST, "## 小结\n", f"## 小结\n\n{header}\n")
-    done = mkdocs(site, "build")
-    assert done.returncode != 0
-    assert f"{SQUARE_POST}:{line_of(site, SQUARE_POST, header.splitlines()[1])}:" in done.stderr and message in done.stderr
+    site.edit("The end.\n", f"The end.\n\n{header}")
+    built, log = site.build()
+    assert built is None
+    assert report(log) == f"1 problem:\n\n{message}"
 
 
 def test_an_output_block_without_a_fence_is_filled_in_but_fails_a_strict_build(site):
-    original = (site / SQUARE_POST).read_text(encoding="utf-8")
-    recorded = original.split("[OUTPUT]\nFile: experiments/custom_primitive.py\n", 1)[1].split("## ", 1)[0]
-    edit(site, SQUARE_POST, recorded, "\n")
-    strict = mkdocs(site, "build", "--strict")
-    assert strict.returncode != 0
-    assert "OUTPUT experiments/custom_primitive.py: no output is recorded; the build inserted what it printed" in strict.stderr
-    lenient = mkdocs(site, "build", "--site-dir", "built")
-    assert lenient.returncode == 0
-    assert "reverse-mode gradient check through order 2 passed" in (site / "built" / "posts" / "custom-primitive" / "index.html").read_text()
-    assert codeproof(site, "update").returncode == 0
-    assert (site / SQUARE_POST).read_text(encoding="utf-8") == original
+    site.edit(f"\n```text\n{OUTPUT}\n```\n", "")
+    built, log = site.build()
+    assert built is None
+    assert log.endswith(""": docs/posts/p.md:32: OUTPUT experiments/show.py: no output is recorded; the build inserted what it printed
+node value 3
+parents []
+  hint: run `./dev.sh update` to record it in the post
+Aborted with 1 warnings in strict mode!""")
+    assert site.check("update")[0] == 0
+    assert site.post.read_text(encoding="utf-8") == POST

@@ -1,5 +1,6 @@
 """Values from a post's front matter and prose reach HTML escaped, in text and in attributes; values that
-templates outside the project would publish as markup are refused."""
+templates outside the project would publish as markup are refused. On the fixture site with the real
+site's theme (Material and overrides/), built in this process."""
 
 from __future__ import annotations
 
@@ -8,53 +9,48 @@ import re
 import pytest
 
 from codeproof.overview import first_paragraph
-from conftest import mkdocs
-
-POST = "docs/posts/custom-primitive.md"
+from fixture_site import make_site, report
 
 
-def set_front_matter(site, **values):
-    path = site / POST
-    text = path.read_text(encoding="utf-8")
-    for key, value in values.items():
-        text = re.sub(rf"^{key}: .*$", f"{key}: {value}", text, count=1, flags=re.M)
-    path.write_text(text, encoding="utf-8")
+@pytest.fixture
+def site(tmp_path):
+    return make_site(tmp_path, material=True)
+
+
+def set_front_matter(site, text: str) -> None:
+    site.edit('title: "Fixture post"\n', text)
 
 
 def test_quotes_and_bars_in_title_categories_and_description_are_escaped_where_they_reach_html(site):
-    set_front_matter(site, title="'Autograd 源码学习（十三）：自定义 \"Primitive\" | 第二部分'",
-                     categories="['C \"x\" | y']")
-    path = site / POST
-    head, body = path.read_text(encoding="utf-8").split("\n---\n", 1)
-    path.write_text(head + "\n---\n" + '\n第一段有 "引号" 与 `"><b>`。\n' + body, encoding="utf-8")
-    done = mkdocs(site, "build", "--strict", "--site-dir", "built")
-    assert done.returncode == 0, done.stderr
-    html = (site / "built" / "posts" / "custom-primitive" / "index.html").read_text(encoding="utf-8")
+    set_front_matter(site, "title: 'Fixture（一）：自定义 \"Primitive\" | 第二部分'\ncategories: ['C \"x\" | y']\n")
+    site.edit("Some prose about `Node`.", '第一段有 "引号" 与 `"><b>`。')
+    built, log = site.build()
+    assert built is not None, log
+    html = (built / "posts" / "p" / "index.html").read_text(encoding="utf-8")
     description = re.search(r'<meta name="description" content="([^"]*)">', html).group(1)
-    assert description.startswith("第一段有 &#34;引号&#34; 与 &#34;b。")  # quotes escaped; no markup for the feed
-    assert "<title>Autograd 源码学习（十三）：自定义 &#34;Primitive&#34; | 第二部分" in html
-    assert 'C &#34;x&#34; | y</span>' in html
-    overview = (site / "built" / "index.html").read_text(encoding="utf-8")
-    rows = re.findall(r"<tr>(.*?)</tr>", overview, flags=re.S)
-    row = next(r for r in rows if "已发布" in r and "第十三篇" in r)
+    assert description == "第一段有 &#34;引号&#34; 与 &#34;b。"  # quotes escaped; no markup for the feed
+    assert "<title>Fixture（一）：自定义 &#34;Primitive&#34; | 第二部分 - f</title>" in html
+    assert '<span class="series-meta__category">C &#34;x&#34; | y</span>' in html
+    overview = (built / "index.html").read_text(encoding="utf-8")
+    (row,) = [r for r in re.findall(r"<tr>(.*?)</tr>", overview, flags=re.S) if "已发布" in r]
     assert row.count("<td") == 3  # the bar did not add a cell
-    assert "自定义 &quot;Primitive&quot; &#124; 第二部分</a>" in row
+    assert '自定义 &quot;Primitive&quot; &#124; 第二部分</a>' in row
 
 
-@pytest.mark.parametrize("key, value", [
-    ("title", "'自定义 <img src=x onerror=alert(1)>'"),
-    ("tags", "[autograd, '<img src=x onerror=alert(2)>']"),
-    ("categories", "['<script>alert(4)</script>']"),
-    ("title", "'A & B'"),
+@pytest.mark.parametrize("text, line, value, held", [
+    ("title: '自定义 <img src=x onerror=alert(1)>'\n", 2, "'自定义 <img src=x onerror=alert(1)>'", "<>"),
+    ("title: x\ntags: [autograd, '<img src=x onerror=alert(2)>']\n", 3, "'<img src=x onerror=alert(2)>'", "<>"),
+    ("title: x\ncategories: ['<script>alert(4)</script>']\n", 3, "'<script>alert(4)</script>'", "<>"),
+    ("title: 'A & B'\n", 2, "'A & B'", "&"),
 ])
-def test_front_matter_that_others_would_publish_as_markup_fails_with_its_line(site, key, value):
-    set_front_matter(site, **{key: value})
-    done = mkdocs(site, "build", "--strict", "--site-dir", "built")
-    assert done.returncode != 0
-    line = next(n for n, text in enumerate((site / POST).read_text().splitlines(), 1) if text.startswith(f"{key}:"))
-    assert f"{POST}:{line}: front matter: {key} " in done.stderr
-    assert "which the navigation, tags and feed would publish as markup" in done.stderr
-    assert "hint: write it without <, > and &" in done.stderr
+def test_front_matter_that_others_would_publish_as_markup_fails_with_its_line(site, text, line, value, held):
+    set_front_matter(site, text)
+    key = text.splitlines()[-1].split(":")[0]
+    built, log = site.build()
+    assert built is None
+    assert report(log) == (
+        f"1 problem:\n\ndocs/posts/p.md:{line}: front matter: {key} {value} holds {held}, which the navigation, tags "
+        "and feed would publish as markup\n  hint: write it without <, > and & (use 与 or “and” for &)")
 
 
 def test_the_description_feeds_publish_holds_no_markup_and_no_marker():
