@@ -88,6 +88,8 @@ def on_files(files, config):
         build.problems += [problem] if problem else []
     build.problems += duplicate_numbers(posts)
     build.series = series_model(posts, engine.series.announced)
+    for entry in build.series.posts:  # on_nav places them, so mkdocs.yml need not list them
+        files.get_file_from_path(entry.src_uri).inclusion = InclusionLevel.NOT_IN_NAV
     unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
     if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
         raise PluginError(report(unreadable))
@@ -150,8 +152,23 @@ def on_page_content(html, page, config, files):
 
 
 def on_nav(nav, config, files):
-    """The theme prints navigation titles as HTML on every page, outside any page's content."""
-    titles = [item.title for item in _walk(nav.items) if item.title]
+    """The series' posts in number order, titled from the series model, where the first of them stands in
+    mkdocs.yml's nav (after the first page if none does); so prev/next follow the series too."""
+    posts = []
+    for entry in build.series.posts:
+        page = files.get_file_from_path(entry.src_uri).page
+        page.title = entry.label
+        posts.append(page)
+    place, index = _remove(nav.items, set(map(id, posts))) or (nav.items, min(1, len(nav.items)))
+    place[index:index] = posts
+    for page in posts:
+        page.parent = next((item for item in _walk(nav.items) if getattr(item, "children", None) is place), None)
+    nav.pages = [item for item in _walk(nav.items) if item.is_page]
+    for previous, page, following in zip([None, *nav.pages], nav.pages, [*nav.pages[1:], None]):
+        page.previous_page, page.next_page = previous, following
+    # The theme prints navigation titles as HTML on every page, outside any page's content. (The posts' titles
+    # are their front matter's, checked with it.)
+    titles = [item.title for item in _walk(nav.items) if item.title and item not in posts]
     build.problems += guard.check_titles(titles, "mkdocs.yml", 1)
     return nav
 
@@ -206,6 +223,19 @@ def on_serve(server, config, builder):
     server.watch(str(root / "experiments"))
     server.watch(str(build.engine.series.lock_file))
     return server
+
+
+def _remove(items: list, ids: set[int]) -> tuple[list, int] | None:
+    """Take the items with these ids out of `items` and the sections in it; return the list and the index
+    where the first of them stood, if one did."""
+    first = None
+    for index in reversed(range(len(items))):
+        if id(items[index]) in ids:
+            del items[index]
+            first = (items, index)
+        elif getattr(items[index], "children", None):
+            first = _remove(items[index].children, ids) or first
+    return first
 
 
 def _walk(items) -> list:

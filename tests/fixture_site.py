@@ -119,7 +119,8 @@ def report(log: str) -> str:
 
 # The real site's theme: Material, its overrides (the post header, the series navigation) and an overview
 # with the generated posts table.
-MATERIAL = {"name": "material", "language": "zh", "custom_dir": str(ROOT / "overrides"), "font": False}
+MATERIAL = {"name": "material", "language": "zh", "custom_dir": str(ROOT / "overrides"), "font": False,
+            "features": ["navigation.footer"]}
 OVERVIEW = "# Fixture series\n\nThe posts:\n\n<!-- series-posts -->\n"
 
 

@@ -1,0 +1,49 @@
+"""The site's navigation lists the series' posts in number order, titled from the series model, wherever
+mkdocs.yml's nav puts them, or without it listing them; the footer's 上一页/下一页 follow it."""
+
+from __future__ import annotations
+
+import yaml
+from selectolax.lexbor import LexborHTMLParser
+
+from fixture_site import POST, make_site
+
+
+def add_post(site, slug: str, number: int, title: str) -> None:
+    text = POST.replace('title: "Fixture post"', f'title: "Fixture：{title}"').replace("series: 1", f"series: {number}")
+    (site.root / "docs" / "posts" / f"{slug}.md").write_text(text, encoding="utf-8")
+
+
+def set_nav(site, nav: list) -> None:
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["nav"] = nav
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+
+
+def nav_and_footer(built, page: str) -> tuple[list[str], list[str]]:
+    html = LexborHTMLParser((built / page / "index.html").read_text(encoding="utf-8"))
+    nav = [a.text(strip=True) for a in html.css("nav.md-nav--primary a.md-nav__link")]
+    footer = [a.attributes["href"] for a in html.css("a.md-footer__link")]
+    return nav, footer
+
+
+def test_posts_are_listed_by_number_where_the_first_of_them_stands(tmp_path):
+    site = make_site(tmp_path, material=True)
+    site.edit('title: "Fixture post"', 'title: "Fixture：第一篇的标题"')
+    add_post(site, "b", 3, "第三篇的标题")
+    add_post(site, "a", 2, "第二篇的标题")
+    (site.root / "docs" / "about.md").write_text("# About\n", encoding="utf-8")
+    set_nav(site, [{"Home": "index.md"}, {"B": "posts/b.md"}, {"About": "about.md"}])  # p.md and a.md unlisted
+    built, log = site.build()
+    assert built is not None, log
+    nav, footer = nav_and_footer(built, "posts/a")
+    assert nav == ["Home", "第一篇：第一篇的标题", "第二篇：第二篇的标题", "第三篇：第三篇的标题", "About"]
+    assert footer == ["../p/", "../b/"]
+
+
+def test_without_a_nav_in_mkdocs_yml_the_posts_follow_the_first_page(tmp_path):
+    site = make_site(tmp_path, material=True)
+    add_post(site, "z", 2, "二")
+    built, log = site.build()
+    assert built is not None, log
+    assert nav_and_footer(built, "posts/z")[0][1:] == ["第一篇：Fixture post", "第二篇：二"]
