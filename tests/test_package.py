@@ -69,8 +69,28 @@ def test_the_engine_has_no_import_cycle():
         visit(module)
 
 
-def test_the_plain_values_and_file_utilities_depend_on_no_other_engine_module():
+# The engine's layers, top down, as the README's layout table lists them: a module imports only modules of
+# the layers below its own.
+LAYERS = [
+    {"__main__"},
+    {"engine"},
+    {"verify", "experiments", "rewrite", "guard", "overview"},
+    {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare"},
+    {"config", "frontmatter"},
+    {"markers"},
+    {"structure", "filesystem", "fences"},
+]
+
+
+def test_every_engine_module_imports_only_modules_of_lower_layers():
+    layer = {module: n for n, modules in enumerate(LAYERS) for module in modules}
     graph = engine_imports()
-    assert graph["structure"] == set() and graph["filesystem"] == set()
-    # the layers below the engine never reach up to it, nor to the command line
-    assert all("engine" not in graph[m] and "__main__" not in graph[m] for m in graph if m not in ("engine", "__main__"))
+    assert set(graph) - {"__init__"} == set(layer)  # a new module takes its place in LAYERS
+    upward = [(module, imported) for module, imports in graph.items() for imported in imports
+              if module != "__init__" and layer[imported] <= layer[module]]
+    assert upward == []
+
+
+def test_the_engine_the_hook_and_the_benchmarks_hold_no_unused_import_or_name():
+    done = subprocess.run([sys.executable, "-m", "pyflakes", "hooks", "bench"], cwd=ROOT, capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

@@ -8,12 +8,11 @@ first line number; the fence is the one value passed to a template as it is (Mar
 
 from __future__ import annotations
 
-import re
 import secrets
 
 import jinja2
-from markupsafe import Markup
 
+from .fences import fence
 from .structure import BlockKind, Excerpt, FileRef, Problem
 
 SEAL_ATTRIBUTE = "data-codeproof"
@@ -30,17 +29,6 @@ def new_seal() -> str:
     """A secret made anew for each build: what the engine renders carries it, what an author writes cannot
     (see guard)."""
     return secrets.token_hex(16)
-
-
-def fence_for(text: str, mark: str = "`") -> str:
-    """A fence of `mark` (` or ~) that no run of it in `text` can close: one more than the longest, at least 3."""
-    return mark * (max((len(run) for run in re.findall(re.escape(mark) + "{3,}", text)), default=2) + 1)
-
-
-def fence(text: str, lang: str, attrs: str = "") -> Markup:
-    """A Markdown fenced code block holding `text` verbatim."""
-    ticks = fence_for(text)
-    return Markup(f"{ticks}{lang}{' ' + attrs if attrs else ''}\n") + Markup(text) + Markup(f"\n{ticks}")
 
 
 def _render(template: str, seal: str, **values) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .markers import MARKER, skeleton
-from .render import fence
+from .fences import fence
 from .filesystem import shown_path
 from .structure import Problem
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .blocks import FENCE_RE
 from .filesystem import write_atomically
-from .render import fence_for
+from .fences import fence_for
 from .structure import Checked, ParsedPost
 
 
