@@ -61,8 +61,9 @@ def test_the_overview_tables_and_texts(golden):
                          SERIES.announced)
     archive = resources.Archive(b"an archive")
     golden("overview.md", "\n\n".join([
-        overview.baseline(SERIES), overview.posts_table(model),
-        overview.environment_table("autograd==1.9.1\nnumpy==2.2.6\n"), resources.archive_summary(archive, "downloads/x.zip"),
+        overview.markdown_of("baseline.md", baseline=SERIES.baseline), overview.markdown_of("posts.md", model=model),
+        overview.markdown_of("environment.md", pins=[["autograd", "1.9.1"], ["numpy", "2.2.6"]]),
+        overview.markdown_of("archive.md", archive=archive, url="downloads/x.zip"),
     ]) + "\n")
 
 

@@ -1,40 +1,23 @@
-"""Text of the overview page that comes from configuration, so each fact is written once."""
+"""Text of the overview page that comes from configuration and the build, so each fact is written once.
+
+The overview is docs/index.md, written by the author; its markers are replaced with Markdown rendered from
+the templates in templates/overview/, where every value is escaped (the `cell` filter also keeps `|`, `[`
+and `]` from splitting a table row or ending a link)."""
 
 from __future__ import annotations
 
-import html
 import re
 
 from . import resources
 from .config import Series
 from .markers import MARKER, skeleton
+from .render import TEMPLATES
 from .structure import SeriesModel
 
 
-def baseline(series: Series) -> str:
-    b = series.baseline
-    return (
-        f"全系列固定在 {b.repo} **{b.version}** 发布版，commit "
-        f"[`{b.commit}`](https://github.com/{b.repo}/tree/{b.commit})。"
-        f"这个 commit 的文件与 PyPI 上的 `{b.sdist}` 发布包逐字节一致，因此没有 GitHub 访问时也能取得并核对。"
-    )
-
-
-def cell(text: str) -> str:
-    """Text as the content of a Markdown table cell or link text: HTML-escaped, and with `|`, `[`, `]`
-    written as character references so they neither split the row nor end the link."""
-    return html.escape(text).replace("|", "&#124;").replace("[", "&#91;").replace("]", "&#93;")
-
-
-def posts_table(model: SeriesModel) -> str:
-    rows = [f"| {entry.name} | [{cell(entry.title)}]({entry.src_uri}) | 已发布 · {cell(entry.date)} |" if entry.published
-            else f"| {entry.name} | {cell(entry.title or '—')} | 已预告 |" for entry in model.entries]
-    return "| 序号 | 文章 | 状态 |\n| --- | --- | --- |\n" + "\n".join(rows)
-
-
-def environment_table(requirements: str) -> str:
-    rows = [f"| {pin.split('==')[0]} | {pin.split('==')[1]} |" for pin in requirements.split()]
-    return "| 软件 | 版本 |\n| --- | --- |\n| Python | 3.10 或更新 |\n" + "\n".join(rows)
+def markdown_of(template: str, **values) -> str:
+    """The Markdown of one of the overview's templates."""
+    return TEMPLATES.get_template(f"overview/{template}").render(**values).rstrip("\n")
 
 
 def first_paragraph(markdown: str) -> str:
@@ -51,13 +34,14 @@ def first_paragraph(markdown: str) -> str:
 
 
 def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.Archive) -> str:
-    """The overview's facts come from configuration and the build: replace its markers with them.
-    The overview is docs/index.md, so a file's src path is already a link from it that MkDocs validates."""
+    """Replace the overview's markers with the facts. A post's src path is already a link from docs/index.md,
+    which MkDocs validates."""
+    pins = [pin.split("==") for pin in resources.experiment_requirements(series.root).split()]
     filled = {
-        "<!-- series-baseline -->": baseline(series),
-        "<!-- experiment-environment -->": environment_table(resources.experiment_requirements(series.root)),
-        "<!-- experiment-archive -->": resources.archive_summary(archive, resources.ARCHIVE_URL),
-        "<!-- series-posts -->": posts_table(model),
+        "<!-- series-baseline -->": markdown_of("baseline.md", baseline=series.baseline),
+        "<!-- experiment-environment -->": markdown_of("environment.md", pins=pins),
+        "<!-- experiment-archive -->": markdown_of("archive.md", archive=archive, url=resources.ARCHIVE_URL),
+        "<!-- series-posts -->": markdown_of("posts.md", model=model),
     }
     for marker, text in filled.items():
         markdown = markdown.replace(marker, text)

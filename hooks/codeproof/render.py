@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 
 import jinja2
+from markupsafe import Markup, escape
 
 from .fences import fence
 from .structure import BlockKind, Excerpt, FileRef, Problem
@@ -23,6 +24,15 @@ TEMPLATES = jinja2.Environment(
     keep_trailing_newline=True,
     undefined=jinja2.StrictUndefined,  # a name a template misspells fails, rather than rendering as nothing
 )
+
+
+def cell(text: object) -> Markup:
+    """Text as the content of a Markdown table cell or link text: HTML-escaped, and with `|`, `[`, `]`
+    written as character references so they neither split the row nor end the link."""
+    return Markup(str(escape(text)).replace("|", "&#124;").replace("[", "&#91;").replace("]", "&#93;"))
+
+
+TEMPLATES.filters["cell"] = cell
 
 
 def new_seal() -> str:

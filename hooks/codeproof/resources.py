@@ -189,10 +189,3 @@ def script_page(text: str) -> str:
 def script_command(script: str) -> str:
     """The command that runs a script in the readers' resource directory, shell-quoted."""
     return f"python -B {shlex.quote(script)}"
-
-
-def archive_summary(archive: Archive, link: str) -> str:
-    return (
-        f"[下载实验资源目录（experiments.zip）]({link})：{archive.size:,} 字节，"
-        f"SHA-256 `{archive.sha256}`。"
-    )
