@@ -34,7 +34,7 @@ def test_quotes_and_bars_in_title_categories_and_description_are_escaped_where_t
     overview = (built / "index.html").read_text(encoding="utf-8")
     (row,) = [r for r in re.findall(r"<tr>(.*?)</tr>", overview, flags=re.S) if "已发布" in r]
     assert row.count("<td") == 3  # the bar did not add a cell
-    assert '自定义 &quot;Primitive&quot; &#124; 第二部分</a>' in row
+    assert '自定义 &#34;Primitive&#34; &#124; 第二部分</a>' in row
 
 
 @pytest.mark.parametrize("text, line, value, held", [
