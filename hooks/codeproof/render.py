@@ -22,6 +22,7 @@ TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("codeproof", "templates"),
     autoescape=True,
     keep_trailing_newline=True,
+    auto_reload=False,  # they ship with the engine: no file check per card
     undefined=jinja2.StrictUndefined,  # a name a template misspells fails, rather than rendering as nothing
 )
 
