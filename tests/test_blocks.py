@@ -52,101 +52,131 @@ def test_blocks_shown_inside_code_fences_are_not_blocks():
     assert parsed.blocks == [] and parsed.problems == []
 
 
+NOT_A_PATH = "must be a relative POSIX path without '..' or invisible characters\n  hint: write it as in the repository, e.g. autograd/core.py"
+NOT_A_TOLERANCE = "is not a finite number between 0 and 1\n  hint: a relative tolerance, e.g. Tolerance: 1e-7"
+
+
 @pytest.mark.parametrize(
-    "header, message",
+    "header, problem",
     [
-        ("[REAL SOURCE]\nSymbol: f", "File is missing"),
-        ("[REAL SOURCE]\nFile: a.py\nSymbol:", "Symbol is missing or empty"),
-        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nColour: red", "unknown key 'Colour'"),
-        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nCommit: 90dbeb8", "is not a full 40-hex SHA"),
-        ("[REAL SOURCE]\nFile: /etc/passwd\nSymbol: f", "must be a relative POSIX path"),
-        ("[REAL SOURCE]\nFile: ../x.py\nSymbol: f", "must be a relative POSIX path"),
-        ("[EXPERIMENT]\nFile: scripts/a.py\nPurpose: p", "is not under experiments/"),
-        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: lots", "is not a finite number between 0 and 1"),
-        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: 0", "is not a finite number between 0 and 1"),
-        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: 1", "is not a finite number between 0 and 1"),
-        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: inf", "is not a finite number between 0 and 1"),
-        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: nan", "is not a finite number between 0 and 1"),
-        ("[REAL SOURCE]\nFile: autograd//core.py\nSymbol: f", "File 'autograd//core.py' is not written in normal form"),
-        ("[REAL SOURCE]\nFile: autograd/./core.py\nSymbol: f", "File 'autograd/./core.py' is not written in normal form"),
-        ("[REAL SOURCE]\nFile: autograd/core.py\u200b\nSymbol: f", "must be a relative POSIX path"),
-        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: ../..", "Repo '../..' is not owner/name"),
-        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: HIPS/..", "Repo 'HIPS/..' is not owner/name"),
-        ("[REAL SOURCE]\nFile: a.py\nSymbol: f(" + "-" * 600 + "1)", "Symbol is longer than 500 characters"),
-        ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: shows \u3010OUTPUT\u3011 42", "Purpose names a block marker"),
+        ("[REAL SOURCE]\nSymbol: f", "REAL SOURCE: File is missing or empty\n  hint: add a `File: …` line to the header"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol:", "REAL SOURCE: Symbol is missing or empty\n  hint: add a `Symbol: …` line to the header"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nColour: red",
+         "REAL SOURCE: unknown key 'Colour'\n  hint: REAL SOURCE takes File, Symbol, Commit, Repo"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nCommit: 90dbeb8",
+         "REAL SOURCE: Commit '90dbeb8' is not a full 40-hex SHA\n  hint: write the full commit, or omit it for the baseline"),
+        ("[REAL SOURCE]\nFile: /etc/passwd\nSymbol: f", f"REAL SOURCE: File '/etc/passwd' {NOT_A_PATH}"),
+        ("[REAL SOURCE]\nFile: ../x.py\nSymbol: f", f"REAL SOURCE: File '../x.py' {NOT_A_PATH}"),
+        ("[EXPERIMENT]\nFile: scripts/a.py\nPurpose: p",
+         "EXPERIMENT: File 'scripts/a.py' is not under experiments/\n  hint: experiments live in experiments/"),
+        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: lots", f"OUTPUT: Tolerance 'lots' {NOT_A_TOLERANCE}"),
+        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: 0", f"OUTPUT: Tolerance '0' {NOT_A_TOLERANCE}"),
+        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: 1", f"OUTPUT: Tolerance '1' {NOT_A_TOLERANCE}"),
+        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: inf", f"OUTPUT: Tolerance 'inf' {NOT_A_TOLERANCE}"),
+        ("[OUTPUT]\nFile: experiments/a.py\nTolerance: nan", f"OUTPUT: Tolerance 'nan' {NOT_A_TOLERANCE}"),
+        ("[REAL SOURCE]\nFile: autograd//core.py\nSymbol: f",
+         "REAL SOURCE: File 'autograd//core.py' is not written in normal form\n  hint: write File: autograd/core.py"),
+        ("[REAL SOURCE]\nFile: autograd/./core.py\nSymbol: f",
+         "REAL SOURCE: File 'autograd/./core.py' is not written in normal form\n  hint: write File: autograd/core.py"),
+        ("[REAL SOURCE]\nFile: autograd/core.py\u200b\nSymbol: f", f"REAL SOURCE: File 'autograd/core.py\\u200b' {NOT_A_PATH}"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: ../..",
+         "REAL SOURCE: Repo '../..' is not owner/name\n  hint: e.g. HIPS/autograd, or omit it for the baseline"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nRepo: HIPS/..",
+         "REAL SOURCE: Repo 'HIPS/..' is not owner/name\n  hint: e.g. HIPS/autograd, or omit it for the baseline"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f(" + "-" * 600 + "1)",
+         "REAL SOURCE: Symbol is longer than 500 characters\n  hint: a header value is a path, a symbol or a sentence"),
+        ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: shows \u3010OUTPUT\u3011 42",
+         "EXPERIMENT: Purpose names a block marker\n  hint: write it without the brackets"),
     ],
 )
-def test_malformed_headers_are_problems_with_the_post_line(header, message):
+def test_malformed_headers_are_problems_with_the_post_line(header, problem):
     parsed = parse("Intro.\n\n" + header + "\n")
     assert parsed.blocks == []
-    (problem,) = [p for p in parsed.problems if message in p.message]
-    assert str(problem).startswith("docs/posts/x.md:3: ")
-    assert problem.hint
+    assert [str(p) for p in parsed.problems] == [f"docs/posts/x.md:3: {problem}"]
 
 
 def test_an_unreadable_header_line_is_named_by_its_own_line():
     parsed = parse("Intro.\n\n[REAL SOURCE]\nFile: a.py\nthis is not a field\n")
-    (problem,) = [p for p in parsed.problems if "cannot read" in p.message]
-    assert str(problem).startswith("docs/posts/x.md:5: REAL SOURCE: cannot read header line 'this is not a field'")
-    assert problem.hint
+    assert [str(p) for p in parsed.problems] == [
+        "docs/posts/x.md:5: REAL SOURCE: cannot read header line 'this is not a field'\n"
+        "  hint: write `Key: value`, one per line",
+        # the header, at its own line, has no Symbol either
+        "docs/posts/x.md:3: REAL SOURCE: Symbol is missing or empty\n  hint: add a `Symbol: …` line to the header",
+    ]
 
 
 def test_a_fence_of_another_kind_is_a_problem():
     parsed = parse(GOOD.replace("```python", "```text"))
     assert parsed.blocks == []
-    assert "the fenced block is `text`, expected `python`" in parsed.problems[0].message
+    assert [str(p) for p in parsed.problems] == [
+        "docs/posts/x.md:7: REAL SOURCE: the fenced block is `text`, expected `python`\n"
+        "  hint: open the fence with ```python and nothing else"
+    ]
 
 
 def test_an_unclosed_fence_is_a_problem():
     parsed = parse(GOOD.rsplit("```", 1)[0])
-    assert any("never closes" in p.message for p in parsed.problems)
+    assert [str(p) for p in parsed.problems] == [
+        "docs/posts/x.md:7: REAL SOURCE: the fenced block never closes\n  hint: close it with ```"
+    ]
 
 
 # --- near-misses: every line that announces a block is parsed or is a problem ----------------
 
 
+INEXACT = "it is not written exactly so"
+CONTAINED = "it is indented or inside a list, quote or admonition"
+INVISIBLE = "it holds invisible characters"
+FULL_WIDTH = "it holds full-width or compatibility characters"
+
+# (the line, as the message shows it, the kind it looks like, why it is not one)
 NEAR_MISSES = [
-    ("[Real Source]", "it is not written exactly so"),
-    ("[output]", "it is not written exactly so"),
-    ("[REAL  SOURCE]", "it is not written exactly so"),
-    ("[ OUTPUT ]", "it is not written exactly so"),
-    ("[REAL_SOURCE]", "it is not written exactly so"),
-    ("[REAL SOURCE]:", "it is not written exactly so"),
-    ("\uff3bREAL SOURCE\uff3d", "it holds full-width or compatibility characters"),
-    ("\u200b[REAL SOURCE]", "it holds invisible characters"),
-    ("\ufeff[OUTPUT]", "it holds invisible characters"),
-    (" [REAL SOURCE]", "it is indented or inside a list, quote or admonition"),
-    ("    [EXPERIMENT]", "it is indented or inside a list, quote or admonition"),
-    ("- [OUTPUT]", "it is indented or inside a list, quote or admonition"),
-    ("> [REAL SOURCE]", "it is indented or inside a list, quote or admonition"),
-    ("1. [REAL SOURCE]", "it is indented or inside a list, quote or admonition"),
-    ("## [REAL SOURCE]", "it is indented or inside a list, quote or admonition"),
-    ("**[REAL SOURCE]**", "it is indented or inside a list, quote or admonition"),
-    ("[REAL SOURCE] \u2713", "it is not written exactly so"),
-    ("[REAL SOURCE]<span hidden>x</span>", "it is not written exactly so"),
-    ("[REAL SOURCE]\u034f", "it holds invisible characters"),
-    ("[REAL SOURCE]\ufe0f", "it holds invisible characters"),
-    ("[REAL SOURCE]\u3164", "it holds invisible characters; it holds full-width or compatibility characters"),
-    ("[REAL\u2800SOURCE]", "it holds invisible characters"),
-    ("[R\u0415AL S\u041eURCE]", "it holds characters that only look like Latin letters"),
+    ("[Real Source]", "'[Real Source]'", "REAL SOURCE", INEXACT),
+    ("[output]", "'[output]'", "OUTPUT", INEXACT),
+    ("[REAL  SOURCE]", "'[REAL  SOURCE]'", "REAL SOURCE", INEXACT),
+    ("[ OUTPUT ]", "'[ OUTPUT ]'", "OUTPUT", INEXACT),
+    ("[REAL_SOURCE]", "'[REAL_SOURCE]'", "REAL SOURCE", INEXACT),
+    ("[REAL SOURCE]:", "'[REAL SOURCE]:'", "REAL SOURCE", INEXACT),
+    ("\uff3bREAL SOURCE\uff3d", "'\uff3bREAL SOURCE\uff3d'", "REAL SOURCE", FULL_WIDTH),
+    ("\u200b[REAL SOURCE]", "'<U+200B>[REAL SOURCE]'", "REAL SOURCE", INVISIBLE),
+    ("\ufeff[OUTPUT]", "'<U+FEFF>[OUTPUT]'", "OUTPUT", INVISIBLE),
+    (" [REAL SOURCE]", "' [REAL SOURCE]'", "REAL SOURCE", CONTAINED),
+    ("    [EXPERIMENT]", "'    [EXPERIMENT]'", "EXPERIMENT", CONTAINED),
+    ("- [OUTPUT]", "'- [OUTPUT]'", "OUTPUT", CONTAINED),
+    ("> [REAL SOURCE]", "'> [REAL SOURCE]'", "REAL SOURCE", CONTAINED),
+    ("1. [REAL SOURCE]", "'1. [REAL SOURCE]'", "REAL SOURCE", CONTAINED),
+    ("## [REAL SOURCE]", "'## [REAL SOURCE]'", "REAL SOURCE", CONTAINED),
+    ("**[REAL SOURCE]**", "'**[REAL SOURCE]**'", "REAL SOURCE", CONTAINED),
+    ("[REAL SOURCE] \u2713", "'[REAL SOURCE] \u2713'", "REAL SOURCE", INEXACT),
+    ("[REAL SOURCE]<span hidden>x</span>", "'[REAL SOURCE]<span hidden>x</span>'", "REAL SOURCE", INEXACT),
+    # These four invisible characters count as printable, so the message shows them as they are.
+    ("[REAL SOURCE]\u034f", "'[REAL SOURCE]\u034f'", "REAL SOURCE", INVISIBLE),
+    ("[REAL SOURCE]\ufe0f", "'[REAL SOURCE]\ufe0f'", "REAL SOURCE", INVISIBLE),
+    ("[REAL SOURCE]\u3164", "'[REAL SOURCE]\u3164'", "REAL SOURCE", f"{INVISIBLE}; {FULL_WIDTH}"),
+    ("[REAL\u2800SOURCE]", "'[REAL\u2800SOURCE]'", "REAL SOURCE", INVISIBLE),
+    ("[R\u0415AL S\u041eURCE]", "'[R\u0415AL S\u041eURCE]'", "REAL SOURCE", "it holds characters that only look like Latin letters"),
 ]
 
 
-@pytest.mark.parametrize("marker, reason", NEAR_MISSES)
-def test_a_near_miss_marker_is_a_problem_naming_its_line_and_why(marker, reason):
+@pytest.mark.parametrize("marker, shown, kind, reason", NEAR_MISSES)
+def test_a_near_miss_marker_is_a_problem_naming_its_line_and_why(marker, shown, kind, reason):
     parsed = parse(GOOD.replace("[REAL SOURCE]", marker))
     assert parsed.blocks == []
     (problem,) = parsed.problems
-    assert problem.line == 3
-    assert problem.message.endswith(f"block but is not one ({reason}), so it would not be verified")
-    assert problem.hint.startswith("write the line exactly `[")
+    assert str(problem) == (
+        f"docs/posts/x.md:3: {shown} looks like a [{kind}] block but is not one ({reason}), so it would not be verified\n"
+        f"  hint: write the line exactly `[{kind}]` at the start of a line, at the top level of the post"
+    )
 
 
 def test_a_near_miss_in_an_admonition_is_a_problem():
     quoted = "\n".join("    " + line for line in GOOD.splitlines())
     parsed = parse("!!! note\n\n" + quoted + "\n")
     assert parsed.blocks == []
-    assert [p.line for p in parsed.problems] == [5]
+    assert [str(p) for p in parsed.problems] == [
+        f"docs/posts/x.md:5: '    [REAL SOURCE]' looks like a [REAL SOURCE] block but is not one ({CONTAINED}), so it "
+        "would not be verified\n  hint: write the line exactly `[REAL SOURCE]` at the start of a line, at the top level of the post"
+    ]
 
 
 def test_a_marker_after_a_heading_or_prose_without_a_blank_line_is_still_a_block():
@@ -165,33 +195,44 @@ def test_a_stray_fence_that_never_closes_is_a_problem_at_its_line():
     parsed = parse("Intro.\n\n````\n\n" + GOOD)
     assert parsed.blocks == []
     (problem,) = parsed.problems
-    assert (problem.line, problem.message) == (3, "the fenced block opened here with ```` never closes")
+    assert str(problem) == (
+        "docs/posts/x.md:3: the fenced block opened here with ```` never closes\n"
+        "  hint: close it with a line of ````, or remove the stray fence: everything after it would show as code"
+    )
 
 
 def test_a_marker_swallowed_by_a_code_block_is_a_problem():
     parsed = parse("```\nstray\n" + GOOD.split("```python")[0] + "```\n")
     (problem,) = parsed.problems
-    assert problem.line == 5
-    assert problem.message == "block marker '[REAL SOURCE]' inside the code block opened at line 1: it would be shown as code, unverified"
+    assert str(problem) == (
+        "docs/posts/x.md:5: block marker '[REAL SOURCE]' inside the code block opened at line 1: it would be shown as "
+        "code, unverified\n  hint: close the code block before the block, or fence an example of the format with ```markdown"
+    )
 
 
 def test_an_indented_quote_fence_is_a_problem():
     parsed = parse(GOOD.replace("```", " ```"))
     assert parsed.blocks == []
-    assert "REAL SOURCE: the fence of the quote is indented" in [p.message for p in parsed.problems]
+    assert [str(p) for p in parsed.problems] == [
+        "docs/posts/x.md:7: REAL SOURCE: the fence of the quote is indented\n  hint: start the fence at the beginning of the line"
+    ]
 
 
 def test_an_indented_code_block_after_a_header_is_a_problem():
     parsed = parse("[OUTPUT]\nFile: experiments/a.py\n\n    all checks passed\n")
     assert parsed.blocks == []
     (problem,) = parsed.problems
-    assert (problem.line, problem.message) == (4, "OUTPUT: an indented code block follows the header: it would be shown unverified")
+    assert str(problem) == (
+        "docs/posts/x.md:4: OUTPUT: an indented code block follows the header: it would be shown unverified\n"
+        "  hint: quote with a fence at the start of the line: ```text"
+    )
 
 
 def test_a_fence_glued_to_the_header_says_a_blank_line_is_expected():
     parsed = parse(GOOD.replace("VJPNode.__init__\n\n", "VJPNode.__init__\n"))
-    assert [p.message for p in parsed.problems] == [
-        "REAL SOURCE: the fenced block must be separated from the header by a blank line"
+    assert [str(p) for p in parsed.problems] == [
+        "docs/posts/x.md:6: REAL SOURCE: the fenced block must be separated from the header by a blank line\n"
+        "  hint: put an empty line between the last `Key: value` line and the fence"
     ]
 
 
@@ -207,16 +248,25 @@ def test_a_post_that_is_not_utf8_is_a_problem_with_its_line(tmp_path):
     path.write_bytes(GOOD.encode() + b"\nbad \xff byte\n")
     parsed, _ = read_post(path, "docs/posts/x.md")
     (problem,) = parsed.problems
-    assert str(problem).startswith(f"docs/posts/x.md:12: byte {len(GOOD) + 5} (0xff) is not UTF-8")
+    assert str(problem) == f"docs/posts/x.md:12: byte {len(GOOD) + 5} (0xff) is not UTF-8\n  hint: save the post as UTF-8"
 
 
 def test_markers_inside_an_indented_markdown_fence_are_problems():
     """Markdown may read an indented fence as an indented code block and the block after it as Markdown."""
     text = "<div markdown=\"1\">\n\n    ```markdown\n" + GOOD + "    ```\n</div>\n"
     parsed = parse(text)
-    assert "block marker '[REAL SOURCE]' inside the code block opened at line 3" in parsed.problems[0].message
+    assert [str(p) for p in parsed.problems] == [
+        "docs/posts/x.md:6: block marker '[REAL SOURCE]' inside the code block opened at line 3: it would be shown as "
+        "code, unverified\n  hint: close the code block before the block, or fence an example of the format with ```markdown",
+        # The indented fence closes at GOOD's last fence, so the one meant to close it opens another.
+        "docs/posts/x.md:14: the fenced block opened here with ``` never closes\n"
+        "  hint: close it with a line of ```, or remove the stray fence: everything after it would show as code",
+    ]
 
 
 def test_a_table_of_contents_label_is_a_problem():
     (problem,) = parse('## 小结 {: data-toc-label="[OUTPUT] 42" }\n').problems
-    assert (problem.line, problem.message) == (1, "a data-toc-label gives the table of contents text the page does not show")
+    assert str(problem) == (
+        "docs/posts/x.md:1: a data-toc-label gives the table of contents text the page does not show\n"
+        "  hint: remove it: the table of contents shows the heading itself"
+    )

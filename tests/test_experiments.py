@@ -22,6 +22,7 @@ from codeproof.config import series_from_extra
 from codeproof.engine import Engine, run_failure
 from codeproof.experiments import FIXED_ENV, NO_CACHE_ENV, ExperimentRunner
 from codeproof.resources import ZIP_EPOCH, build_archive, read_resources
+from codeproof.structure import Problem
 
 REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
 POST = "docs/posts/x.md"
@@ -148,13 +149,15 @@ def test_output_differing_from_the_recorded_one_fails_with_a_unified_diff(root, 
     text = output_post("same line\nrecorded line")
     checked = engine.check(output_block(text))
     assert checked.problem is not None
-    report = str(checked.problem)
-    line = line_of(text, "[OUTPUT]")
-    assert f"{POST}:{line}: OUTPUT {SCRIPT}: output differs from the recorded output" in report
-    diff_lines = report.splitlines()
-    assert "-recorded line" in diff_lines
-    assert "+actual line" in diff_lines
-    assert " same line" in diff_lines
+    assert str(checked.problem) == f"""\
+{POST}:{line_of(text, "[OUTPUT]")}: OUTPUT {SCRIPT}: output differs from the recorded output
+--- recorded in the post
++++ printed by python -B {SCRIPT}
+@@ -1,2 +1,2 @@
+ same line
+-recorded line
++actual line
+  hint: run `./dev.sh update` to record the new output, or fix the experiment"""
 
 
 def test_output_matching_the_recorded_one_passes(root, engine):
@@ -171,10 +174,12 @@ def test_a_script_exiting_with_status_1_is_reported_with_its_stderr(root, engine
         print("boom: the reason it failed", file=sys.stderr)
         sys.exit(1)
     """)
-    checked = engine.check(output_block(output_post("anything")))
-    assert checked.problem is not None
-    assert "exited with status 1" in checked.problem.message
-    assert "boom: the reason it failed" in checked.problem.message
+    text = output_post("anything")
+    checked = engine.check(output_block(text))
+    assert checked.problem == Problem(  # the message ends with the script's standard error
+        POST, line_of(text, "[OUTPUT]"), f"OUTPUT {SCRIPT}: exited with status 1\nfirst stderr line\nboom: the reason it failed",
+        hint="run the script by hand and fix it",
+    )
     assert not checked.run.ok
 
 
@@ -191,9 +196,9 @@ def test_output_that_is_not_utf8_is_an_error_naming_the_script(root, engine):
     write(root, SCRIPT, 'import sys\nprint("fine")\nsys.stdout.flush()\nsys.stdout.buffer.write(b"caf\\xe9\\n")\n')
     text = output_post("fine\ncafe")
     checked = engine.check(output_block(text))
-    assert str(checked.problem).splitlines()[0] == (
+    assert str(checked.problem) == (
         f"{POST}:{line_of(text, '[OUTPUT]')}: OUTPUT {SCRIPT}: printed output that is not UTF-8 (byte 0xe9 on line 2);"
-        " only UTF-8 text is published"
+        " only UTF-8 text is published\n  hint: run the script by hand and fix it"
     )
     assert not checked.run.ok
 
@@ -207,7 +212,7 @@ def test_output_past_the_cap_kills_the_run_and_is_reported(root, build):
     assert result.overflow
     assert not result.ok
     assert len(result.stdout) <= 1000
-    assert "output cap" in run_failure(result, 20)
+    assert run_failure(result, 20) == "printed more than the output cap; the run was killed"
 
 
 def test_two_experiments_run_at_the_same_time(root, make_runner):
@@ -498,7 +503,10 @@ def test_an_autograd_other_than_the_baseline_version_fails_every_output_block(tm
         checked = engine.check(block)
     finally:
         engine.runner.finish()
-    assert "docs/posts/x.md:1: OUTPUT experiments/x.py: installed autograd is 1.9.1, the series baseline is 0.0" in str(checked.problem)
+    assert str(checked.problem) == (
+        "docs/posts/x.md:1: OUTPUT experiments/x.py: installed autograd is 1.9.1, the series baseline is 0.0: "
+        "experiments would not run the quoted code\n  hint: pip install -r requirements.txt"
+    )
     assert engine.runner.runs == 0
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fixture_site import OUTPUT, POST, SCRIPT_TEXT, make_site
+from fixture_site import OUTPUT, POST, SCRIPT_TEXT, make_site, report
 from upstream import MODULE_V1
 
 # Lines an author (or an attacker) might add: near-miss markers, stray fences, containers, odd bytes.
@@ -155,7 +155,11 @@ def test_a_series_number_that_is_not_a_whole_number_fails_with_its_file(site):
     site.post.write_text(POST.replace("series: 1", "series: X"), encoding="utf-8")
     built, log = site.build()
     assert built is None
-    assert "docs/posts/p.md:1: front matter: series 'X' is not a positive whole number" in log
+    assert report(log) == """\
+1 problem:
+
+docs/posts/p.md:1: front matter: series 'X' is not a positive whole number
+  hint: write the post's number in the series, e.g. `series: 6`"""
 
 
 def test_two_posts_with_one_series_number_fail_naming_both(site):
@@ -167,5 +171,11 @@ def test_two_posts_with_one_series_number_fail_naming_both(site):
     finally:
         twin.unlink()
     assert built is None
-    assert "docs/posts/p.md:1: front matter: series 1 is also the number of docs/posts/twin.md" in log
-    assert "docs/posts/twin.md:1: front matter: series 1 is also the number of docs/posts/p.md" in log
+    assert report(log) == """\
+2 problems:
+
+docs/posts/p.md:1: front matter: series 1 is also the number of docs/posts/twin.md
+  hint: give each post its own number in the series
+
+docs/posts/twin.md:1: front matter: series 1 is also the number of docs/posts/p.md
+  hint: give each post its own number in the series"""

@@ -96,8 +96,8 @@ def test_an_unlocked_file_asks_for_the_lock_command(upstream):
     store = locked_store(upstream)
     with pytest.raises(SourceError) as raised:
         store.read(FileRef("fixture/upstream", upstream.commits[0], "pkg/mod.py"))
-    assert "no entry in the lock file" in str(raised.value)
-    assert "lock" in raised.value.hint
+    assert str(raised.value) == f"fixture/upstream@{upstream.commits[0][:7]}:pkg/mod.py has no entry in the lock file sources.lock.json"
+    assert raised.value.hint == "run `./dev.sh lock` (python -m codeproof lock) to record it, and commit the lock"
 
 
 def test_offline_with_a_cold_cache_names_what_is_missing_and_how_to_fetch_it(upstream, tmp_path):
@@ -106,9 +106,10 @@ def test_offline_with_a_cold_cache_names_what_is_missing_and_how_to_fetch_it(ups
     store.providers[0].remote_template = f"file://{tmp_path}/nowhere/{{repo}}"
     with pytest.raises(SourceError) as raised:
         store.read(FileRef("fixture/upstream", old, "pkg/mod.py"))
-    message = str(raised.value)
-    assert message.startswith(f"cannot fetch fixture/upstream@{old[:7]}:pkg/mod.py: no cached copy, and git: git fetch file://")
-    assert "GitHub or PyPI" in raised.value.hint
+    # git's reason is the last line of what it printed: for a missing repository, "... and the repository exists."
+    assert str(raised.value) == (f"cannot fetch fixture/upstream@{old[:7]}:pkg/mod.py: no cached copy, and git: "
+                                 f"git fetch file://{tmp_path}/nowhere/fixture/upstream {old[:7]}: and the repository exists.")
+    assert raised.value.hint == "build once on a machine that reaches GitHub or PyPI (it fills .cache/), or copy .cache/ here"
 
 
 def test_a_path_missing_at_the_commit_is_named(upstream):
@@ -116,8 +117,10 @@ def test_a_path_missing_at_the_commit_is_named(upstream):
     ref = FileRef("fixture/upstream", old, "pkg/absent.py")
     store = locked_store(upstream)
     store.lock.record(ref, "0" * 40)
-    with pytest.raises(SourceError, match="pkg/absent.py does not exist at fixture/upstream@"):
+    with pytest.raises(SourceError) as raised:
         store.read(ref)
+    assert str(raised.value) == f"pkg/absent.py does not exist at fixture/upstream@{old[:7]}"
+    assert raised.value.hint == "check the File path (and Commit) in the block"
 
 
 def test_a_directory_at_the_path_is_named(upstream):
@@ -125,8 +128,10 @@ def test_a_directory_at_the_path_is_named(upstream):
     ref = FileRef("fixture/upstream", old, "pkg")
     store = locked_store(upstream)
     store.lock.record(ref, "0" * 40)
-    with pytest.raises(SourceError, match=f"pkg is a directory at fixture/upstream@{old[:7]}"):
+    with pytest.raises(SourceError) as raised:
         store.read(ref)
+    assert str(raised.value) == f"pkg is a directory at fixture/upstream@{old[:7]}"
+    assert raised.value.hint == "name a file in File"
 
 
 def test_a_binary_upstream_file_is_a_clear_error(upstream):
@@ -136,8 +141,10 @@ def test_a_binary_upstream_file_is_a_clear_error(upstream):
     store.lock.record(ref, git_blob_sha1(b"\x89PNG\xff"))
     store.cache_path(git_blob_sha1(b"\x89PNG\xff")).parent.mkdir(parents=True)
     store.cache_path(git_blob_sha1(b"\x89PNG\xff")).write_bytes(b"\x89PNG\xff")
-    with pytest.raises(SourceError, match=r"pkg/mod.py is not UTF-8 text \(byte 0\)"):
+    with pytest.raises(SourceError) as raised:
         store.read(ref)
+    assert str(raised.value) == f"{ref} is not UTF-8 text (byte 0): only source files can be quoted"
+    assert raised.value.hint == "quote a Python source file"
 
 
 def test_lock_takes_a_fresh_fetch_not_a_tampered_cache(upstream, capsys):
@@ -149,7 +156,7 @@ def test_lock_takes_a_fresh_fetch_not_a_tampered_cache(upstream, capsys):
     git(cache_repo, "init", "-q", "--bare")
     assert main(["lock", "--config", str(upstream.config())]) == 0
     out = capsys.readouterr().out
-    assert f"locked fixture/upstream@{old[:7]}:pkg/mod.py = {git_blob_sha1(MODULE_V1.encode())} (from git)" in out
+    assert out == f"locked fixture/upstream@{old[:7]}:pkg/mod.py = {git_blob_sha1(MODULE_V1.encode())} (from git)\n"
     assert not any(cache_repo.glob("objects/??/*"))  # nothing was fetched into the cache
 
 
@@ -161,26 +168,35 @@ def test_the_lock_file_round_trips(tmp_path):
     assert Lock.read(tmp_path / "sources.lock.json").expected(ref) == "2" * 40
 
 
-@pytest.mark.parametrize("content, message", [
-    ("{\n  \"a/b\": \n", "sources.lock.json:3: not valid JSON: Expecting value"),
-    ("[1, 2]\n", "sources.lock.json:1: must be a JSON object {repo: {commit: {path: blob}}}, not list"),
-    ('{\n  "../..": {}\n}\n', "sources.lock.json:2: '../..' must be an owner/name repository holding {commit: {path: blob}}"),
-    ('{"a/b": {"' + "1" * 40 + '": {\n "x//y.py": "' + "2" * 40 + '"}}}', "sources.lock.json:2: 'x//y.py' is not a normalised relative path"),
-    ('{"a/b": {"' + "1" * 40 + '": {"x.py": 7}}}', "sources.lock.json:1: the blob of 'x.py' must be a 40-hex SHA-1, not 7"),
-    (b"\xff\xfe", "sources.lock.json:1: byte 0 is not UTF-8"),
+RESTORE = "restore it from git"  # a lock that is not JSON at all
+RESTORE_OR_RELOCK = "restore it from git, or delete the entry and run `./dev.sh lock`"  # JSON of the wrong shape
+REWRITE = "remove it; `./dev.sh lock` writes it anew"  # not a file
+
+
+@pytest.mark.parametrize("content, message, hint", [
+    ("{\n  \"a/b\": \n", "sources.lock.json:3: not valid JSON: Expecting value", RESTORE),
+    ("[1, 2]\n", "sources.lock.json:1: must be a JSON object {repo: {commit: {path: blob}}}, not list", RESTORE_OR_RELOCK),
+    ('{\n  "../..": {}\n}\n', "sources.lock.json:2: '../..' must be an owner/name repository holding {commit: {path: blob}}",
+     RESTORE_OR_RELOCK),
+    ('{"a/b": {"' + "1" * 40 + '": {\n "x//y.py": "' + "2" * 40 + '"}}}', "sources.lock.json:2: 'x//y.py' is not a normalised relative path",
+     RESTORE_OR_RELOCK),
+    ('{"a/b": {"' + "1" * 40 + '": {"x.py": 7}}}', "sources.lock.json:1: the blob of 'x.py' must be a 40-hex SHA-1, not 7",
+     RESTORE_OR_RELOCK),
+    (b"\xff\xfe", "sources.lock.json:1: byte 0 is not UTF-8", RESTORE),
 ])
-def test_a_malformed_lock_file_is_refused_with_its_line(tmp_path, content, message):
+def test_a_malformed_lock_file_is_refused_with_its_line(tmp_path, content, message, hint):
     path = tmp_path / "sources.lock.json"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     with pytest.raises(LockFileError) as raised:
         Lock.read(path)
-    assert str(raised.value) == message and raised.value.hint
+    assert (str(raised.value), raised.value.hint) == (message, hint)
 
 
 def test_a_lock_path_that_is_a_directory_is_refused(tmp_path):
     (tmp_path / "sources.lock.json").mkdir()
-    with pytest.raises(LockFileError, match="sources.lock.json:1: is a directory, not a JSON file"):
+    with pytest.raises(LockFileError) as raised:
         Lock.read(tmp_path / "sources.lock.json")
+    assert (str(raised.value), raised.value.hint) == ("sources.lock.json:1: is a directory, not a JSON file", REWRITE)
 
 
 # --- the release archive ---------------------------------------------------------------------
@@ -212,16 +228,20 @@ def test_files_are_read_from_the_verified_archive(sdist):
 
 
 def test_an_archive_changed_on_disk_is_refused_and_its_folder_named(sdist):
-    sdist.archive.write_bytes(make_sdist(None, {"pkg/mod.py": b"tampered\n"}))
+    pinned = sdist.baseline.sdist_sha256
+    tampered = make_sdist(None, {"pkg/mod.py": b"tampered\n"})
+    sdist.archive.write_bytes(tampered)
     with pytest.raises(SourceError) as raised:
         sdist.fetch(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py"))
-    assert str(raised.value).startswith(f"the release archive {sdist.archive} changed on disk: its SHA-256 is ")
+    assert str(raised.value) == (f"the release archive {sdist.archive} changed on disk: its SHA-256 is "
+                                 f"{hashlib.sha256(tampered).hexdigest()}, mkdocs.yml pins {pinned}")
     assert raised.value.hint == f"delete the folder {sdist.folder} and build again to download it afresh"
 
 
 def test_a_directory_in_the_archive_is_named(sdist):
-    with pytest.raises(SourceError, match="pkg is a directory in fixture==0"):
+    with pytest.raises(SourceError) as raised:
         sdist.fetch(FileRef("fixture/upstream", "a" * 40, "pkg"))
+    assert (str(raised.value), raised.value.hint) == ("pkg is a directory in fixture==0", "name a file in File")
 
 
 def test_the_committed_lock_matches_the_real_upstream_tree():
@@ -252,9 +272,11 @@ def test_with_ci_no_cached_copy_is_read_so_a_forged_lock_and_cache_fail(upstream
         locked_store(upstream, (old, forged)).read(ref)
     assert str(raised.value) == (f"{ref} is blob {git_blob_sha1(MODULE_V1.encode())} (from git), "
                                  f"but the lock says {git_blob_sha1(forged.encode())}")
+    assert raised.value.hint == "the lock entry is wrong: delete it from sources.lock.json and run `./dev.sh lock`"
 
 
 def test_a_lock_path_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "sources.lock.json")
-    with pytest.raises(LockFileError, match="sources.lock.json:1: is not a regular file"):
+    with pytest.raises(LockFileError) as raised:
         Lock.read(tmp_path / "sources.lock.json")
+    assert (str(raised.value), raised.value.hint) == ("sources.lock.json:1: is not a regular file", REWRITE)

@@ -20,8 +20,20 @@ def check(symbol, quote=None, source=MODULE_V1):
 
 
 def drift_of_line_10(quoted_line):
-    """The diff of a one-line quote of Node.__init__ that should read `        self.value = value` (line 10)."""
-    return check("Node.__init__", quoted_line).problem.detail.split("@@ -1 +1 @@\n")[1]
+    """The problem of a one-line quote of Node.__init__ that should read `        self.value = value` (line 10)."""
+    return str(check("Node.__init__", quoted_line).problem)
+
+
+def line_10_drift(shown):
+    """The whole report of a one-line quote (line 6 of the post) of line 10, shown in its diff as `shown`."""
+    return f"""\
+docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: quote differs from source (first difference at docs/posts/x.md:6, line 10 of the file)
+--- docs/posts/x.md (quote)
++++ pkg/mod.py@aaaaaaa lines 10-10
+@@ -1 +1 @@
+-{shown}
++        self.value = value
+  hint: run `./dev.sh update` to take lines 10-10 from the pinned file, or fix the quote by hand"""
 
 
 def test_a_verbatim_run_inside_the_symbol_gets_its_real_line_numbers():
@@ -52,51 +64,55 @@ def test_a_header_alone_inserts_the_whole_symbol_decorators_included():
 
 def test_one_changed_character_is_drift_with_a_diff_and_a_repair():
     checked = check("Node.__init__", "        self.value = valve")
-    assert str(checked.problem).startswith(
-        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: quote differs from source"
-    )
-    assert "-        self.value = valve" in checked.problem.detail
-    assert "+        self.value = value" in checked.problem.detail
+    assert str(checked.problem) == line_10_drift("        self.value = valve")
     assert checked.repair == "        self.value = value"
 
 
 def test_the_message_names_the_post_line_and_the_file_line_of_the_first_difference():
     quote = "    def __init__(self, value):\n        self.value = valve\n        self.parents = []"
     checked = check("Node.__init__", quote)
-    assert checked.problem.line == 1  # the block's header
-    assert checked.problem.message == (
-        "REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: quote differs from source "
-        "(first difference at docs/posts/x.md:7, line 10 of the file)"
-    )
+    # line 1: the block's header; line 7: the quote's second line (the fence is line 5)
+    assert str(checked.problem) == """\
+docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: quote differs from source (first difference at docs/posts/x.md:7, line 10 of the file)
+--- docs/posts/x.md (quote)
++++ pkg/mod.py@aaaaaaa lines 9-11
+@@ -1,3 +1,3 @@
+     def __init__(self, value):
+-        self.value = valve
++        self.value = value
+         self.parents = []
+  hint: run `./dev.sh update` to take lines 9-11 from the pinned file, or fix the quote by hand"""
 
 
 def test_a_trailing_space_shows_as_a_middle_dot():
-    assert drift_of_line_10("        self.value = value  ") == (
-        "-        self.value = value··\n+        self.value = value\n"
-    )
+    assert drift_of_line_10("        self.value = value  ") == line_10_drift("        self.value = value··")
 
 
 def test_a_tab_shows_as_an_arrow():
-    assert drift_of_line_10("\tself.value = value") == "-→self.value = value\n+        self.value = value\n"
+    assert drift_of_line_10("\tself.value = value") == line_10_drift("→self.value = value")
 
 
 def test_a_zero_width_space_shows_as_its_code_point():
-    assert drift_of_line_10("        self.value\u200b = value") == (
-        "-        self.value<U+200B> = value\n+        self.value = value\n"
-    )
+    assert drift_of_line_10("        self.value\u200b = value") == line_10_drift("        self.value<U+200B> = value")
 
 
 def test_a_cyrillic_look_alike_shows_as_its_code_point():
-    assert drift_of_line_10("        self.v\u0430lue = value") == (
-        "-        self.v<U+0430>lue = value\n+        self.value = value\n"
-    )
+    assert drift_of_line_10("        self.v\u0430lue = value") == line_10_drift("        self.v<U+0430>lue = value")
 
 
 def test_context_lines_and_wide_characters_are_shown_as_written():
     text = '[EXPERIMENT]\nFile: experiments/a.py\nPurpose: p\n\n```python\nx = 1\t# 一\nprint("第二")\n```\n'
     (block,) = parse_post("docs/posts/x.md", text).blocks
-    detail = verify_script_quote(block, 'x = 1\t# 一\nprint("第一")\n').problem.detail
-    assert detail.split("@@ -1,2 +1,2 @@\n")[1] == ' x = 1\t# 一\n-print("第二")\n+print("第一")\n'
+    problem = verify_script_quote(block, 'x = 1\t# 一\nprint("第一")\n').problem
+    assert str(problem) == """\
+docs/posts/x.md:1: EXPERIMENT experiments/a.py: quote differs from source (first difference at docs/posts/x.md:7, line 2 of the file)
+--- docs/posts/x.md (quote)
++++ experiments/a.py lines 1-2
+@@ -1,2 +1,2 @@
+ x = 1\t# 一
+-print("第二")
++print("第一")
+  hint: run `./dev.sh update` to take lines 1-2 from the pinned file, or fix the quote by hand"""
 
 
 def test_a_ten_thousand_line_quote_with_one_changed_character_is_reported_within_two_seconds():
@@ -108,9 +124,21 @@ def test_a_ten_thousand_line_quote_with_one_changed_character_is_reported_within
     started = time.perf_counter()
     checked = check("Big", "\n".join(quote), "\n".join(lines) + "\n")
     assert time.perf_counter() - started < 2  # 0.1 s on the 2-core machine it was written on
-    assert "(first difference at docs/posts/x.md:5009, line 5004 of the file)" in checked.problem.message
-    assert "@@ -5002,5 +5002,5 @@\n" in checked.problem.detail
-    assert "-        return totel\n+        return total\n" in checked.problem.detail
+    # The quote is the whole file, from line 6 of the post: its line 5004 is the post's line 5009.
+    assert str(checked.problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Big) at aaaaaaa: quote differs from source (first difference "
+        "at docs/posts/x.md:5009, line 5004 of the file)\n"
+        "--- docs/posts/x.md (quote)\n"
+        "+++ pkg/mod.py@aaaaaaa lines 1-10002\n"
+        "@@ -5002,5 +5002,5 @@\n"
+        "         if total > 0:\n"
+        "             total -= 1\n"
+        "-        return totel\n"
+        "+        return total\n"
+        " \n"  # the blank line between two methods
+        "     def f_834(self, x):\n"
+        "  hint: run `./dev.sh update` to take lines 1-10002 from the pinned file, or fix the quote by hand"
+    )
     assert checked.repair == "\n".join(lines)
 
 
@@ -121,29 +149,48 @@ def test_the_similarity_of_a_one_character_drift_is_high_and_of_an_unrelated_quo
 
 def test_changed_indentation_is_drift():
     checked = check("Node.__init__", "    self.value = value")
-    assert "quote differs from source" in checked.problem.message
+    assert str(checked.problem) == line_10_drift("    self.value = value")
 
 
 def test_a_dropped_line_is_drift_and_the_repair_restores_it():
     checked = check("Node.__init__", "    def __init__(self, value):\n        self.parents = []")
-    assert "quote differs from source" in checked.problem.message
+    assert str(checked.problem) == """\
+docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: quote differs from source (first difference at docs/posts/x.md:7, line 10 of the file)
+--- docs/posts/x.md (quote)
++++ pkg/mod.py@aaaaaaa lines 9-11
+@@ -1,2 +1,3 @@
+     def __init__(self, value):
++        self.value = value
+         self.parents = []
+  hint: run `./dev.sh update` to take lines 9-11 from the pinned file, or fix the quote by hand"""
     assert checked.repair == "    def __init__(self, value):\n        self.value = value\n        self.parents = []"
 
 
 def test_a_quote_outside_its_symbol_is_refused():
     checked = check("helper", "        self.value = value")
-    assert "outside the symbol" in checked.problem.message
-    assert "lines 10-10" in checked.problem.message
+    assert str(checked.problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol helper) at aaaaaaa: quote is lines 10-10, outside the symbol "
+        "(lines 4-5)\n  hint: name the symbol these lines belong to, or quote lines inside the named symbol"
+    )
 
 
 def test_an_unknown_symbol_suggests_close_names():
     checked = check("Nod.__init__", "        self.value = value")
-    assert "symbol 'Nod.__init__' is not in the file" in checked.problem.message
-    assert "Node" in checked.problem.hint
+    assert str(checked.problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Nod.__init__) at aaaaaaa: symbol 'Nod.__init__' is not in "
+        "the file\n  hint: did you mean Node.__init__?"
+    )
 
 
 def test_an_experiment_quote_must_be_a_run_of_the_script():
     text = "[EXPERIMENT]\nFile: experiments/a.py\nPurpose: p\n\n```python\nb = 2\n```\n"
     (block,) = parse_post("docs/posts/x.md", text).blocks
     assert verify_script_quote(block, "a = 1\nb = 2\n").excerpt.first == 2
-    assert "quote differs" in verify_script_quote(block, "a = 1\nb = 3\n").problem.message
+    assert str(verify_script_quote(block, "a = 1\nb = 3\n").problem) == """\
+docs/posts/x.md:1: EXPERIMENT experiments/a.py: quote differs from source (first difference at docs/posts/x.md:6, line 2 of the file)
+--- docs/posts/x.md (quote)
++++ experiments/a.py lines 2-2
+@@ -1 +1 @@
+-b = 2
++b = 3
+  hint: run `./dev.sh update` to take lines 2-2 from the pinned file, or fix the quote by hand"""
