@@ -42,6 +42,7 @@ class _Build:
         self.series = SeriesModel(())  # built in on_files from the posts' front matter
         self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
         self.script_pages = {}  # src_uri of a generated script page -> the script's path (experiments/x.py)
+        self.nav_posts = set()  # src_uri of the posts on_nav places
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
     def stop(self) -> None:
@@ -88,8 +89,11 @@ def on_files(files, config):
         build.problems += [problem] if problem else []
     build.problems += duplicate_numbers(posts)
     build.series = series_model(posts, engine.series.announced)
-    for entry in build.series.posts:  # on_nav places them, so mkdocs.yml need not list them
-        files.get_file_from_path(entry.src_uri).inclusion = InclusionLevel.NOT_IN_NAV
+    for entry in build.series.posts:  # on_nav places them, so mkdocs.yml need not list them (drafts stay out)
+        file = files.get_file_from_path(entry.src_uri)
+        if file.inclusion.is_in_nav():
+            file.inclusion = InclusionLevel.NOT_IN_NAV
+            build.nav_posts.add(entry.src_uri)
     unreadable = [p for parsed in build.parsed.values() if parsed.unreadable for p in parsed.problems]
     if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
         raise PluginError(report(unreadable))
@@ -109,8 +113,9 @@ def on_files(files, config):
     for file in generated:
         taken = files.get_file_from_path(file.src_uri)
         if taken is not None:  # the author's file would be replaced without a word
-            build.problems.append(Problem(shown_path(taken.abs_src_path, root), 1, "is where the build publishes "
-                                          f"{file.src_uri} of the experiments", hint="rename or move it"))
+            what = f"the page of {build.script_pages[file.src_uri]}" if file.src_uri in build.script_pages else "it"
+            build.problems.append(Problem(shown_path(taken.abs_src_path, root), 1, f"the build publishes {what} at "
+                                          f"{file.src_uri}, which this file would take", hint="rename or move it"))
             files.remove(taken)
         files.append(file)
     return files
@@ -155,7 +160,7 @@ def on_nav(nav, config, files):
     """The series' posts in number order, titled from the series model, where the first of them stands in
     mkdocs.yml's nav (after the first page if none does); so prev/next follow the series too."""
     posts = []
-    for entry in build.series.posts:
+    for entry in (post for post in build.series.posts if post.src_uri in build.nav_posts):
         page = files.get_file_from_path(entry.src_uri).page
         page.title = entry.label
         posts.append(page)
@@ -169,7 +174,8 @@ def on_nav(nav, config, files):
     # The theme prints navigation titles as HTML on every page, outside any page's content. (The posts' titles
     # are their front matter's, checked with it.)
     titles = [item.title for item in _walk(nav.items) if item.title and item not in posts]
-    build.problems += guard.check_titles(titles, "mkdocs.yml", 1)
+    mkdocs_yml = Path(config.config_file_path)
+    build.problems += guard.check_titles(titles, mkdocs_yml.name, mkdocs_yml.read_text(encoding="utf-8").split("\n"))
     return nav
 
 

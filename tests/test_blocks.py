@@ -150,10 +150,10 @@ NEAR_MISSES = [
     ("[REAL SOURCE] \u2713", "'[REAL SOURCE] \u2713'", "REAL SOURCE", INEXACT),
     ("[REAL SOURCE]<span hidden>x</span>", "'[REAL SOURCE]<span hidden>x</span>'", "REAL SOURCE", INEXACT),
     # These four invisible characters count as printable, so the message shows them as they are.
-    ("[REAL SOURCE]\u034f", "'[REAL SOURCE]\u034f'", "REAL SOURCE", INVISIBLE),
-    ("[REAL SOURCE]\ufe0f", "'[REAL SOURCE]\ufe0f'", "REAL SOURCE", INVISIBLE),
-    ("[REAL SOURCE]\u3164", "'[REAL SOURCE]\u3164'", "REAL SOURCE", f"{INVISIBLE}; {FULL_WIDTH}"),
-    ("[REAL\u2800SOURCE]", "'[REAL\u2800SOURCE]'", "REAL SOURCE", INVISIBLE),
+    ("[REAL SOURCE]\u034f", "'[REAL SOURCE]<U+034F>'", "REAL SOURCE", INVISIBLE),
+    ("[REAL SOURCE]\ufe0f", "'[REAL SOURCE]<U+FE0F>'", "REAL SOURCE", INVISIBLE),
+    ("[REAL SOURCE]\u3164", "'[REAL SOURCE]<U+3164>'", "REAL SOURCE", f"{INVISIBLE}; {FULL_WIDTH}"),
+    ("[REAL\u2800SOURCE]", "'[REAL<U+2800>SOURCE]'", "REAL SOURCE", INVISIBLE),
     ("[R\u0415AL S\u041eURCE]", "'[R\u0415AL S\u041eURCE]'", "REAL SOURCE", "it holds characters that only look like Latin letters"),
 ]
 

@@ -63,7 +63,7 @@ mkdocs.yml:8: extra.series.experiments.timout: is not a setting; did you mean ti
 
 mkdocs.yml:9: extra.series.experiments.output_cap: -1 is not a positive number of bytes
 
-mkdocs.yml:11: extra.series.announced[0].number: 0 is not a positive whole number
+mkdocs.yml:11: extra.series.announced[0].number: 0 is not a whole number from 1 to 9999
 
 mkdocs.yml:12: extra.series.announced[0].title: 'A & B' is not plain text: it holds markup characters (<, > or &) or names a block marker
 
@@ -140,3 +140,76 @@ def test_a_file_that_is_not_utf8_is_an_error_not_a_traceback(site, capsys):
     code, err = check(site, capsys)
     assert code == 2
     assert err.startswith("error: 1 problem:\n\nmkdocs.yml:1: ") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("setting, value, message", [
+    ("git_remote", "'https://github.com/{0}.git'", "'https://github.com/{0}.git' is not a git URL template holding "
+                                                   "{repo} and no other {…} field"),
+    ("git_remote", "'https://example.org/x.git'", "'https://example.org/x.git' is not a git URL template holding "
+                                                  "{repo} and no other {…} field"),
+    ("cache_dir", "''", "'' is not a relative path in the repository for the cache folder, outside docs/ and experiments/"),
+    ("cache_dir", "experiments/cache", "'experiments/cache' is not a relative path in the repository for the cache "
+                                       "folder, outside docs/ and experiments/"),
+    ("cache_dir", "../elsewhere", "'../elsewhere' is not a relative path in the repository for the cache folder, "
+                                  "outside docs/ and experiments/"),
+    ("lock_file", "docs/lock.json", "'docs/lock.json' is not a relative path in the repository for the lock file, "
+                                    "outside docs/ and experiments/"),
+    ("name", "'<b>s</b>'", "'<b>s</b>' is not plain text: it holds markup characters (<, > or &) or names a block marker"),
+])
+def test_a_setting_that_would_break_or_leak_the_build_is_refused(site, setting, value, message):
+    config = write_config(site, good_config({"baseline": GOOD["baseline"]}) + f"    {setting}: {value}\n"
+                          + ("    name: s\n" if setting != "name" else ""))
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    assert [(p.line, p.message) for p in refused.value.problems] == [(8, f"extra.series.{setting}: {message}")]
+
+
+def test_a_cache_folder_that_is_a_file_is_refused(site):
+    config = write_config(site, good_config() + "    cache_dir: mkdocs.yml\n")
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    assert [(p.line, p.message) for p in refused.value.problems] == [
+        (9, "extra.series.cache_dir: 'mkdocs.yml' is a file, not a folder")]
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("sdist", "'autograd==1.9.1` [x](javascript:alert(1)) `'", "is not a pinned requirement, such as autograd==1.9.1"),
+    ("version", "'1.9.1 <b>'", "is not a release version, such as 1.9.1"),
+])
+def test_baseline_text_that_reaches_the_overview_must_be_what_it_says(site, field, value, message):
+    baseline = {**GOOD["baseline"], "sdist": "autograd==1.9.1", "sdist_sha256": "7" * 64, field: yaml.safe_load(value)}
+    config = write_config(site, good_config({**GOOD, "baseline": baseline}))
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    assert [p.message for p in refused.value.problems] == [
+        f"extra.series.baseline.{field}: {yaml.safe_load(value)!r} {message}"]
+
+
+def test_a_setting_given_twice_is_refused_naming_both_lines(site):
+    config = write_config(site, good_config() + "    experiments:\n      timeout: 5\n    experiments:\n      output_cap: 9\n")
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    assert [str(p) for p in refused.value.problems] == [
+        "mkdocs.yml:11: extra.series.experiments: is given twice (lines 9 and 11): YAML keeps the second and drops the first"]
+
+
+@pytest.mark.parametrize("announced, message", [
+    ([{"number": 7, "title": "A"}, {"number": 7, "title": "B"}], "extra.series.announced[1]: number 7 is announced twice"),
+    ([{"number": 10000}], "extra.series.announced[0].number: 10000 is not a whole number from 1 to 9999"),
+])
+def test_announced_numbers_must_be_distinct_and_nameable(site, announced, message):
+    config = write_config(site, good_config({**GOOD, "announced": announced}))
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    assert [p.message for p in refused.value.problems] == [message]
+
+
+def test_a_setting_mkdocs_does_not_know_fails_check_as_it_fails_a_strict_build(site, capsys):
+    write_config(site, good_config() + "base: 1\n")
+    code, err = check(site, capsys)
+    assert (code, err) == (2, "error: 1 problem:\n\nmkdocs.yml:1: Config value 'base': Unrecognised configuration name: base\n")
+
+
+def test_a_docs_folder_that_does_not_exist_is_an_error(site, capsys):
+    code = main(["check", "--config", str(site / "mkdocs.yml"), "--docs", str(site / "nowhere")])
+    assert (code, capsys.readouterr().err) == (2, f"error: 1 problem:\n\n{site / 'nowhere'}:1: is not a folder of posts\n")

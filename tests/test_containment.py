@@ -26,7 +26,7 @@ from mkdocs.config import load_config
 
 from codeproof.experiments import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
 from codeproof.structure import Problem
-from codeproof.resources import build_archive, read_resources
+from codeproof.resources import Resource, build_archive, read_resources
 from conftest import ROOT, mkdocs
 from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401
 
@@ -334,6 +334,23 @@ def test_a_file_name_that_is_not_printable_is_a_problem(root):
     assert read_resources(root) == ([], [Problem("experiments/a\\nb.py", 1, "the file name is not printable UTF-8, "
                                                  "so it cannot be published", hint="rename it (letters, digits, "
                                                  "'-', '_' and '.' are safe everywhere)")])
+
+
+@pytest.mark.parametrize("name", [".py", "..py", ".hidden.py", ".data"])
+def test_a_hidden_file_name_is_a_problem_as_mkdocs_would_not_publish_it(root, name):
+    write(root, f"experiments/{name}", printing("x"))
+    write(root, "experiments/ok.py", printing("ok"))
+    assert read_resources(root) == ([Resource("experiments/ok.py", printing("ok").encode())], [Problem(
+        f"experiments/{name}", 1, "the name is hidden (it starts with '.'), and MkDocs publishes no hidden file, so "
+        "its link and page would be missing", hint="rename it, or delete it")])
+
+
+@pytest.mark.parametrize("name", ["index.py", "README.py", "Readme.py"])
+def test_a_script_whose_page_would_be_its_folders_page_is_a_problem(root, name):
+    write(root, f"experiments/{name}", printing("x"))
+    assert read_resources(root) == ([], [Problem(
+        f"experiments/{name}", 1, "its page would be the page of the folder experiments/ (MkDocs makes index.md and "
+        "README.md a folder's page), not a page of its own", hint="rename it")])
 
 
 def test_a_symlinked_script_is_not_run(root, make_runner):

@@ -505,7 +505,8 @@ def test_an_autograd_other_than_the_baseline_version_fails_every_output_block(tm
         engine.runner.finish()
     assert str(checked.problem) == (
         "docs/posts/x.md:1: OUTPUT experiments/x.py: installed autograd is 1.9.1, the series baseline is 0.0: "
-        "experiments would not run the quoted code\n  hint: pip install -r requirements.txt"
+        "experiments would not run the quoted code\n  hint: requirements.txt must pin the baseline's autograd (then "
+        "./dev.sh installs it), and extra.series.baseline.version in mkdocs.yml must name the release the posts quote"
     )
     assert engine.runner.runs == 0
 

@@ -267,11 +267,13 @@ def test_brackets_and_letters_that_only_look_alike_still_make_a_marker(marker, p
     assert guard(f"<p>{marker}</p>") == [problem]
 
 
-def test_titles_outside_the_page_are_checked_like_the_page():
-    problems = check_titles(["第六篇", "<b>[OUTPUT]</b> nav", "<img src=x onerror=alert(1)>"], "mkdocs.yml", 1)
-    assert problems == [
-        held(f"a onerror='alert(1)' attribute on <img>: {CHANGES_THE_PAGE}", line=1, post="mkdocs.yml"),
-        escaped("OUTPUT", line=1, post="mkdocs.yml"),
+def test_nav_titles_must_be_plain_text_without_a_marker():
+    titles = ["第六篇", "<!--", "[OUTPUT] nav", "A & B", "<i>x"]
+    lines = ["nav:", "  - 第六篇: a.md", '  - "<!--": https://example.com/', "  - \"[OUTPUT] nav\": b.md", "  - A & B: c.md"]
+    assert [str(p) for p in check_titles(titles, "mkdocs.yml", lines)] == [
+        f"mkdocs.yml:{line}: the nav title {title!r} holds markup characters (<, > or &) or names a block marker, and "
+        "the theme prints it as HTML on every page\n  hint: write the titles of the nav as plain text"
+        for title, line in (("<!--", 3), ("[OUTPUT] nav", 4), ("A & B", 5), ("<i>x", 1))
     ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
-from fixture_site import POST, make_site
+from fixture_site import POST, make_site, report
 
 
 def add_post(site, slug: str, number: int, title: str) -> None:
@@ -47,3 +47,14 @@ def test_without_a_nav_in_mkdocs_yml_the_posts_follow_the_first_page(tmp_path):
     built, log = site.build()
     assert built is not None, log
     assert nav_and_footer(built, "posts/z")[0][1:] == ["第一篇：Fixture post", "第二篇：二"]
+
+
+def test_a_nav_title_with_markup_fails_at_its_line_of_mkdocs_yml(tmp_path):
+    site = make_site(tmp_path, material=True)
+    set_nav(site, [{"Home": "index.md"}, {"<!--": "https://example.com/"}])
+    line = next(n for n, text in enumerate((site.root / "mkdocs.yml").read_text().splitlines(), 1) if "<!--" in text)
+    built, log = site.build()
+    assert built is None
+    assert report(log) == (f"1 problem:\n\nmkdocs.yml:{line}: the nav title '<!--' holds markup characters (<, > or &) "
+                           "or names a block marker, and the theme prints it as HTML on every page\n"
+                           "  hint: write the titles of the nav as plain text")

@@ -142,7 +142,7 @@ def test_a_docs_file_where_the_build_publishes_a_script_page_fails(site):
     assert report(log) == """\
 1 problem:
 
-docs/experiments/show.md:1: is where the build publishes experiments/show.md of the experiments
+docs/experiments/show.md:1: the build publishes the page of experiments/show.py at experiments/show.md, which this file would take
   hint: rename or move it"""
     assert "DeprecationWarning" not in log
 

@@ -158,7 +158,7 @@ def test_a_series_number_that_is_not_a_whole_number_fails_with_its_file(site):
     assert report(log) == """\
 1 problem:
 
-docs/posts/p.md:1: front matter: series 'X' is not a positive whole number
+docs/posts/p.md:1: front matter: series 'X' is not a whole number from 1 to 9999
   hint: write the post's number in the series, e.g. `series: 6`"""
 
 

@@ -47,7 +47,7 @@ def test_front_matter_without_series_is_no_post_and_a_bad_number_is_a_problem():
     assert series_entry({"title": "写作指南"}, "authoring.md", "authoring/", "docs/authoring.md") == (None, None)
     entry, problem = series_entry({"series": "五"}, "posts/x.md", "posts/x/", "docs/posts/x.md")
     assert entry is None
-    assert problem == Problem("docs/posts/x.md", 1, "front matter: series '五' is not a positive whole number",
+    assert problem == Problem("docs/posts/x.md", 1, "front matter: series '五' is not a whole number from 1 to 9999",
                               hint="write the post's number in the series, e.g. `series: 6`")
 
 

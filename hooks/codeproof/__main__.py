@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         config = load_config_file(args.config)  # as the build reads it: MkDocs' loader, tags and checks
         series = series_from_extra(config.extra.get("series"), Path(config.config_file_path))
         docs = args.docs or Path(config.docs_dir)
+        if not docs.is_dir():
+            raise SeriesConfigError([Problem(str(docs), 1, "is not a folder of posts")])
         posts = [read_post(path, shown_path(path, series.root))[0] for path in _markdown_files(docs)]
         if args.command == "lock":
             return lock(series, posts)

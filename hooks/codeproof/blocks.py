@@ -146,7 +146,10 @@ def _skip_fenced_code(parsed: ParsedPost, start: int, fence: re.Match) -> int:
 def _near_miss(parsed: ParsedPost, index: int) -> Problem:
     line = parsed.lines[index]
     kind = marker_kind(line)
-    shown = "".join(ch if ch.isprintable() else f"<U+{ord(ch):04X}>" for ch in line)
+    # Spelled out: what is invisible (format and combining characters, fillers, spaces other than ' ')
+    # would make the line look right in the message.
+    shown = "".join(ch if ch == " " or (ch.isprintable() and unicodedata.category(ch)[0] not in "CMZ"
+                                        and ord(ch) not in BLANKS) else f"<U+{ord(ch):04X}>" for ch in line)
     reasons = []
     if CONTAINER_RE.match(line).group(0):
         reasons.append("it is indented or inside a list, quote or admonition")

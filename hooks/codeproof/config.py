@@ -27,7 +27,10 @@ from .structure import Problem, report
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+VERSION_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+!_-]*$")
+PIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[0-9A-Za-z][0-9A-Za-z.+!_-]*$")
 MAX_TIMEOUT = 3600  # seconds an experiment may run
+MAX_NUMBER = 9999  # posts are numbered 第一篇 to 第九千九百九十九篇
 
 
 def in_ci() -> bool:
@@ -79,6 +82,30 @@ def Sha256() -> _Text:
     return _Text(SHA256_RE.match, "a 64-hex SHA-256")
 
 
+def Version() -> _Text:
+    return _Text(VERSION_RE.match, "a release version, such as 1.9.1")
+
+
+def Pin() -> _Text:
+    return _Text(PIN_RE.match, "a pinned requirement, such as autograd==1.9.1")
+
+
+def RemoteTemplate(**kwargs) -> _Text:
+    """A git URL with `{repo}` where the owner/name goes, and no other replacement field."""
+    def fits(template: str) -> bool:
+        try:
+            return "{repo}" in template and template.format(repo="o/n") != template
+        except (IndexError, KeyError, ValueError):
+            return False
+    return _Text(fits, "a git URL template holding {repo} and no other {…} field", **kwargs)
+
+
+def RepositoryPath(what: str, **kwargs) -> _Text:
+    """A path relative to the repository root, in normal form, outside what the site publishes."""
+    return _Text(lambda path: normal_path(path) == path and path.split("/")[0] not in ("docs", "experiments"),
+                 f"a relative path in the repository for {what}, outside docs/ and experiments/", **kwargs)
+
+
 def PlainTitle() -> _Text:
     """Announced titles are printed in every post's series navigation and the overview: plain text,
     naming no marker."""
@@ -106,15 +133,15 @@ class Number(c.Type):
 class _Baseline(base.Config):
     repo = Repository()
     commit = CommitSha()
-    version = c.Type(str)
+    version = Version()
     # The release archive that holds the commit's files (pip requirement, e.g. autograd==1.9.1) and
     # its SHA-256, checked on every use; both or neither.
-    sdist = c.Optional(c.Type(str))
+    sdist = c.Optional(Pin())
     sdist_sha256 = c.Optional(Sha256())
 
 
 class _Announced(base.Config):
-    number = Number(int, 0, float("inf"), "a positive whole number")
+    number = Number(int, 0, MAX_NUMBER, f"a whole number from 1 to {MAX_NUMBER}")
     title = c.Optional(PlainTitle())
 
 
@@ -124,12 +151,12 @@ class _Experiments(base.Config):
 
 
 class SeriesSchema(base.Config):
-    name = c.Type(str)
+    name = PlainTitle()
     baseline = c.SubConfig(_Baseline)
     announced = c.ListOfItems(c.SubConfig(_Announced), default=[])
-    git_remote = c.Type(str, default="https://github.com/{repo}.git")
-    lock_file = c.Type(str, default="sources.lock.json")
-    cache_dir = c.Type(str, default=".cache")
+    git_remote = RemoteTemplate(default="https://github.com/{repo}.git")
+    lock_file = RepositoryPath("the lock file", default="sources.lock.json")
+    cache_dir = RepositoryPath("the cache folder", default=".cache")
     experiments = c.SubConfig(_Experiments)
 
 
@@ -166,11 +193,13 @@ class SeriesConfigError(ValueError):
 def series_from_extra(extra_series: object, config_file: Path) -> Series:
     """Validate the `extra.series` mapping of the mkdocs.yml at `config_file`; raise SeriesConfigError
     listing every problem, each at the line of mkdocs.yml it is about."""
-    lines = _key_lines(config_file)
-    found: list[tuple[tuple, str]] = []  # (key path, message)
+    lines, repeated = _key_lines(config_file)
+    found: list[tuple[tuple, str]] = [  # (key path, message)
+        (path, f"is given twice (lines {first} and {second}): YAML keeps the second and drops the first")
+        for path, first, second in repeated if path[:2] == ("extra", "series")]
     values = _validate(SeriesSchema, extra_series, ("extra", "series"), found)
     if not found:
-        found += _check_together(values["baseline"])
+        found += _check_together(values, config_file.resolve().parent)
     if found:
         name = config_file.name
         raise SeriesConfigError([Problem(name, _line(lines, path), f"{_dotted(path)}: {message}") for path, message in found])
@@ -239,25 +268,37 @@ def _dotted(path: tuple) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
 
 
-def _check_together(baseline: dict) -> list[tuple[tuple, str]]:
+def _check_together(values: dict, root: Path) -> list[tuple[tuple, str]]:
+    """What no single setting shows: settings that go together, numbers announced twice, a folder that is a file."""
+    found = []
+    baseline, series = values["baseline"], ("extra", "series")
     if bool(baseline["sdist"]) != bool(baseline["sdist_sha256"]):
-        return [(("extra", "series", "baseline"), "sdist and sdist_sha256 go together (the archive is checked "
-                                                   "against its SHA-256)")]
-    return []
+        found.append((series + ("baseline",), "sdist and sdist_sha256 go together (the archive is checked against "
+                                              "its SHA-256)"))
+    numbers = [item["number"] for item in values["announced"]]
+    found += [(series + ("announced", index), f"number {number} is announced twice")
+              for index, number in enumerate(numbers) if number in numbers[:index]]
+    if (root / values["cache_dir"]).exists() and not (root / values["cache_dir"]).is_dir():
+        found.append((series + ("cache_dir",), f"{values['cache_dir']!r} is a file, not a folder"))
+    return found
 
 
-def _key_lines(config_file: Path) -> dict[tuple, int]:
-    """Key path (keys and list indexes) -> line in the file, from its YAML nodes (no tag is constructed)."""
+def _key_lines(config_file: Path) -> tuple[dict[tuple, int], list[tuple[tuple, int, int]]]:
+    """Key path (keys and list indexes) -> line in the file, from its YAML nodes (no tag is constructed); and
+    the keys given twice in one mapping, with both lines (YAML loaders keep the second without a word)."""
     try:
         root = yaml.compose(config_file.read_bytes().decode("utf-8"), Loader=yaml.SafeLoader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return {}
+        return {}, []
     lines: dict[tuple, int] = {}
+    repeated: list[tuple[tuple, int, int]] = []
 
     def walk(node, path: tuple) -> None:
         lines.setdefault(path, node.start_mark.line + 1)  # a key's own line, if it has one, comes first
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
+                if path + (key.value,) in lines and key.value != "<<":
+                    repeated.append((path + (key.value,), lines[path + (key.value,)], key.start_mark.line + 1))
                 lines[path + (key.value,)] = key.start_mark.line + 1
                 walk(value, path + (key.value,))
         elif isinstance(node, yaml.SequenceNode):
@@ -266,7 +307,7 @@ def _key_lines(config_file: Path) -> dict[tuple, int]:
 
     if root is not None:
         walk(root, ())
-    return lines
+    return lines, repeated
 
 
 def _line(lines: dict[tuple, int], path: tuple) -> int:
@@ -277,15 +318,15 @@ def _line(lines: dict[tuple, int], path: tuple) -> int:
 
 
 def load_config_file(mkdocs_yml: Path):
-    """mkdocs.yml as MkDocs reads it for a build (its loader, tags and validation), for the command line.
-    Raises SeriesConfigError with MkDocs' own messages when MkDocs would refuse it."""
+    """mkdocs.yml as MkDocs reads it for a strict build (its loader, tags and validation), for the command
+    line. Raises SeriesConfigError with MkDocs' own messages when such a build would refuse it."""
     errors: list[str] = []
-    handler = logging.Handler(logging.ERROR)
+    handler = logging.Handler(logging.WARNING)  # a strict build stops on a warning about the configuration too
     handler.emit = lambda record: errors.append(record.getMessage())
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
     try:
-        return load_config(str(mkdocs_yml))
+        return load_config(str(mkdocs_yml), strict=True)
     except (ConfigurationError, Abort, OSError) as error:
         messages = [m for m in errors if not m.startswith("Aborted")] or [str(error)]
         raise SeriesConfigError([Problem(mkdocs_yml.name, 1, message) for message in messages]) from None

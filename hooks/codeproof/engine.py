@@ -120,7 +120,9 @@ class Engine:
         script = block.fields["File"]
         version = self._version_problem()
         if version:
-            return self._problem(block, f"OUTPUT {script}: {version}", "pip install -r requirements.txt")
+            return self._problem(block, f"OUTPUT {script}: {version}",
+                                 "requirements.txt must pin the baseline's autograd (then ./dev.sh installs it), and "
+                                 "extra.series.baseline.version in mkdocs.yml must name the release the posts quote")
         run = self.runner.result(script)
         failure = run_failure(run, self.series.experiment_timeout)
         if failure:

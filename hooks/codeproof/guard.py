@@ -206,11 +206,14 @@ def docs_problems(docs: Path, root: Path) -> list[Problem]:
     return problems
 
 
-def check_titles(titles: list[str], where: str, line: int) -> list[Problem]:
-    """Titles the theme prints as HTML outside a page's content (the navigation, the table of contents):
-    each must hold nothing the guard would refuse in a page, and no marker."""
-    html = "".join(f"<p>{title}</p>" for title in titles)
-    return check_page(html, where, [], line, 0, seal="", accounted=set())
+def check_titles(titles: list[str], where: str, lines: list[str]) -> list[Problem]:
+    """Titles the theme prints as HTML on every page, outside any page's content (the nav): plain text, as
+    front matter titles are, so no markup character (`<!--` alone would hide every page) and no marker.
+    A problem is at the first line of `where` (whose text is `lines`) that holds the title."""
+    return [Problem(where, next((n for n, text in enumerate(lines, 1) if title in text), 1),
+                    f"the nav title {title!r} holds markup characters (<, > or &) or names a block marker, and the "
+                    "theme prints it as HTML on every page", hint="write the titles of the nav as plain text")
+            for title in titles if set(title) & set("<>&") or re.search(MARKER, skeleton(title), re.I)]
 
 
 def check_page(html: str, post: str, source_lines: list[str], first_line: int, proved_cards: int,

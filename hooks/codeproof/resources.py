@@ -98,6 +98,14 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
         if not entry.name.isprintable():  # control characters, or bytes that are not UTF-8 (surrogates)
             problems.append(Problem(shown_path(path), 1, "the file name is not printable UTF-8, so it cannot be published",
                                     hint="rename it (letters, digits, '-', '_' and '.' are safe everywhere)"))
+        elif entry.name.startswith("."):
+            problems.append(Problem(path, 1, "the name is hidden (it starts with '.'), and MkDocs publishes no hidden "
+                                             "file, so its link and page would be missing",
+                                    hint="rename it, or delete it"))
+        elif entry.name.endswith(".py") and entry.name[:-3].lower() in ("index", "readme"):
+            problems.append(Problem(path, 1, f"its page would be the page of the folder {folder}/ (MkDocs makes "
+                                             "index.md and README.md a folder's page), not a page of its own",
+                                    hint="rename it"))
         elif re.search(MARKER, skeleton(entry.name), re.I):  # the name heads its published page
             problems.append(Problem(path, 1, "the file name names a block marker, so its page would claim what "
                                              "nothing proved", hint="rename it"))

@@ -6,6 +6,7 @@ problem (one would hide the other); a published post takes the place of its numb
 
 from __future__ import annotations
 
+from .config import MAX_NUMBER
 from .structure import Entry, Problem, SeriesModel
 
 
@@ -14,8 +15,8 @@ def series_entry(meta: dict, src_uri: str, url: str, post: str) -> tuple[Entry |
     if "series" not in meta:
         return None, None
     number = meta["series"]
-    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        return None, Problem(post, 1, f"front matter: series {number!r} is not a positive whole number",
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_NUMBER:
+        return None, Problem(post, 1, f"front matter: series {number!r} is not a whole number from 1 to {MAX_NUMBER}",
                              hint="write the post's number in the series, e.g. `series: 6`")
     title = str(meta.get("title", "")).split("：", 1)[-1]
     return Entry(number, title, url, src_uri, post, str(meta.get("date", ""))), None

@@ -147,8 +147,9 @@ class GitProvider:
         url = self.remote_template.format(repo=repo)
         fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1", url, commit)
         if fetched.returncode != 0:
-            reason = fetched.stderr.decode(errors="replace").strip().splitlines() or ["git fetch failed"]
-            self._failed[key] = f"git fetch {url} {commit[:7]}: {reason[-1]}"
+            said = fetched.stderr.decode(errors="replace").strip().splitlines() or ["git fetch failed"]
+            reason = next((line for line in reversed(said) if line.startswith(("fatal:", "error:"))), said[-1])
+            self._failed[key] = f"git fetch {url} {commit[:7]}: {reason}"
             raise ProviderUnavailable(self._failed[key])
         return repo_dir
 
