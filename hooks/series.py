@@ -41,7 +41,7 @@ class _Build:
         self.archive = None
         self.series = SeriesModel(())  # built in on_files from the posts' front matter
         self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
-        self.script_pages = {}  # src_uri of a generated script page -> the script's path (experiments/x.py)
+        self.script_pages = {}  # src_uri of a generated script page -> what its template shows (see on_files)
         self.nav_posts = set()  # src_uri of the posts on_nav places
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
@@ -105,7 +105,8 @@ def on_files(files, config):
     for resource in (r for r in published if r.is_script):
         generated.append(File.generated(config, resource.path, content=resource.data))  # the bytes read, not the path
         src = resources.script_page_src(resource.path)
-        build.script_pages[src] = resource.path
+        name = resource.path.rsplit("/", 1)[-1]
+        build.script_pages[src] = {"path": resource.path, "name": name, "command": resources.script_command(resource.path)}
         page = resources.script_page(resource.data.decode("utf-8"))
         generated.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     build.archive = resources.build_archive(root, engine.series.name, published)
@@ -113,7 +114,7 @@ def on_files(files, config):
     for file in generated:
         taken = files.get_file_from_path(file.src_uri)
         if taken is not None:  # the author's file would be replaced without a word
-            what = f"the page of {build.script_pages[file.src_uri]}" if file.src_uri in build.script_pages else "it"
+            what = f"the page of {build.script_pages[file.src_uri]['path']}" if file.src_uri in build.script_pages else "it"
             build.problems.append(Problem(shown_path(taken.abs_src_path, root), 1, f"the build publishes {what} at "
                                           f"{file.src_uri}, which this file would take", hint="rename or move it"))
             files.remove(taken)
@@ -123,9 +124,8 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri in build.script_pages:  # a page we generated: its values, no blocks
-        name = build.script_pages[page.file.src_uri].rsplit("/", 1)[-1]
         # Escaped now: the search index takes the title before on_page_context, and Material shows it as HTML.
-        page.meta.update(title=Markup.escape(name), template=SCRIPT_TEMPLATE)
+        page.meta.update(title=Markup.escape(build.script_pages[page.file.src_uri]["name"]), template=SCRIPT_TEMPLATE)
         return markdown
     parsed = build.parsed.get(page.file.src_uri)
     if parsed is None:  # a page another plugin added
@@ -183,8 +183,7 @@ def on_page_context(context, page, config, nav):
     _escape_meta(page.meta)
     script = build.script_pages.get(page.file.src_uri)
     if script:
-        context["script"] = {"name": script.rsplit("/", 1)[-1], "command": resources.script_command(script),
-                             "download": quote(get_relative_url(script, page.url))}
+        context["script"] = {**script, "download": quote(get_relative_url(script["path"], page.url))}
         return context
     this = build.series.post_at(page.file.src_uri)
     if this is None:  # not a series post (or one whose front matter is a problem already reported)
