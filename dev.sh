@@ -26,7 +26,13 @@ shift || true
 case "$command" in
   build) exec mkdocs build --strict "$@" ;;
   serve) exec mkdocs serve "$@" ;;
-  test) exec python -m pytest "$@" ;;
+  test)
+    # The browser tests inject axe-core, pinned in package-lock.json, into every page.
+    if [ "$(cat node_modules/.lock.sha256 2>/dev/null)" != "$(sha256sum package-lock.json | cut -d' ' -f1)" ]; then
+      command -v npm >/dev/null || { echo "dev.sh: the browser tests need npm (Node.js) to install axe-core" >&2; exit 2; }
+      npm ci --no-audit --no-fund --silent && sha256sum package-lock.json | cut -d' ' -f1 > node_modules/.lock.sha256
+    fi
+    exec python -m pytest "$@" ;;
   check|update|lock) exec python -m codeproof "$command" "$@" ;;
   *) sed -n '2,7p' "$0" >&2; exit 2 ;;
 esac

@@ -23,6 +23,7 @@ from codeproof.filesystem import shown_path
 from codeproof.series_model import duplicate_numbers, series_entry, series_model
 from codeproof.sources import SourceError
 from codeproof.structure import Problem, SeriesModel, report
+from codeproof.tables import TableCells
 
 log = get_plugin_logger(__name__)
 TEMPLATES = Path(__file__).parent / "templates"  # the theme templates of the pages the hook generates
@@ -74,6 +75,7 @@ def on_config(config):
         raise PluginError(report(unfit))
     if str(TEMPLATES) not in config.theme.dirs:  # last: the site's overrides/ and the theme come first
         config.theme.dirs.append(str(TEMPLATES))
+    config.markdown_extensions.append(TableCells())  # tables that read on a phone
     return config
 
 

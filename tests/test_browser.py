@@ -5,15 +5,13 @@ Screenshots of each page at desktop and phone width go to test-artifacts/screens
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import threading
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
+from site_server import AXE, SERIOUS, axe_violations, pages, serve, site_prefix
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -25,11 +23,8 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
 
 @pytest.fixture(scope="module")
 def base_url(built):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(built))
-    handler.log_message = lambda *args: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/"
+    server, url = serve(built, site_prefix())  # as GitHub Pages serves it, under the site_url's path
+    yield url
     server.shutdown()
 
 
@@ -128,7 +123,7 @@ def test_search_lists_the_posts_that_contain_a_word(visit, base_url, query, expe
     page.keyboard.press("End")  # Chinese text arrives without key events; an IME commits it with a key, as here
     page.wait_for_selector(".md-search-result__item", timeout=15000)
     links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
-    found = {re.sub(r"^http://127\.0\.0\.1:\d+/|[?#].*$", "", link) for link in links}
+    found = {re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links}
     assert expected <= found, found
     assert v.errors == []
 
@@ -161,3 +156,40 @@ def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, schem
     assert tokens and low == [], low
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator(".proof-card--source").first.screenshot(path=str(SHOTS / f"card-{scheme}.png"))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 375])
+def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, built, base_url, scheme, width):
+    """axe-core (pinned in package.json) on every page of the site, in this colour scheme and width."""
+    assert AXE.is_file(), f"{AXE} is missing: run `npm ci` (./dev.sh test and .ci/run do)"
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    found = {}
+    for path in pages(built):
+        page = context.new_page()
+        page.goto(base_url + path, wait_until="load")
+        found[path] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page) if v["impact"] in SERIOUS]
+        page.close()
+    context.close()
+    assert {path: v for path, v in found.items() if v} == {}
+
+
+HIDDEN = """() => [...document.querySelectorAll('article pre > code, article table')].map(el => {
+  for (let e = el; e && e !== document.body; e = e.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
+      return [el.textContent.slice(0, 40), (e.scrollWidth - e.clientWidth) / e.scrollWidth];
+  }
+  return [el.textContent.slice(0, 40), 0];
+})"""
+
+
+def test_on_a_phone_no_code_block_or_table_hides_more_than_a_tenth_of_its_width(browser, built, base_url):
+    context = browser.new_context(viewport={"width": 375, "height": 812})
+    hidden = {}
+    for path in pages(built):
+        page = context.new_page()
+        page.goto(base_url + path, wait_until="load")
+        hidden[path] = [(text, round(share, 2)) for text, share in page.evaluate(HIDDEN) if share > 0.10]
+        page.close()
+    context.close()
+    assert {path: blocks for path, blocks in hidden.items() if blocks} == {}

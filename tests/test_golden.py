@@ -75,7 +75,7 @@ def test_the_series_navigation_of_a_post(golden):
     for this in (six, thirteen):
         previous, following = model.neighbours(this)
         html = env.get_template("partials/series-nav.html").render(
-            series={"previous": previous, "next": following, "link": lambda url: "../../" + url})
+            series={"previous": previous, "next": following, "link": lambda url: "../../" + url}, nav_label="系列导航")
         golden(f"series-nav-{this.number}.html", html + "\n")
 
 

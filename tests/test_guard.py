@@ -224,10 +224,15 @@ def test_local_images_and_outside_links_are_allowed():
 
 
 @pytest.mark.parametrize("html", ['<p><img src="x.png" alt="[OUTPUT]"></p>', '<p><a href="x" title="[OUTPUT]">x</a></p>',
+                                  '<table><tr><td data-label="[OUTPUT]">x</td></tr></table>',
                                   "<p>[OUTP<code>UT]</code> done</p>", "<p><code>[OUTP</code>UT]</p>"])
 def test_a_marker_in_shown_attributes_or_split_across_inline_code_is_a_problem(html):
     (problem,) = guard(html)
     assert problem == escaped("OUTPUT")
+
+
+def test_a_table_whose_cells_carry_their_headers_and_code_break_points_is_allowed():
+    assert guard('<table><tr><td data-label="File / symbol"><code>a/<wbr>b.<wbr>py</code></td></tr></table>') == []
 
 
 def test_a_right_to_left_override_is_refused():

@@ -78,7 +78,7 @@ LAYERS = [
     {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare"},
     {"config", "frontmatter"},
     {"markers"},
-    {"structure", "filesystem", "fences"},
+    {"structure", "filesystem", "fences", "tables"},
 ]
 
 

@@ -45,11 +45,11 @@ ALLOWED_TAGS = {"html", "head", "body", "p", "div", "span", "a", "code", "pre", 
                 "del", "ins", "mark", "kbd", "samp", "var", "cite", "sub", "sup", "small", "abbr", "time",
                 "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br", "blockquote", "ul", "ol", "li",
                 "table", "caption", "colgroup", "col", "thead", "tbody", "tfoot", "tr", "th", "td", "img",
-                "details", "summary", "figure", "figcaption"}
+                "details", "summary", "figure", "figcaption", "wbr"}
 # Likewise the attributes (values checked below); the seal is the engine's own.
 ALLOWED_ATTRIBUTES = {"class", "id", "name", "href", "src", "alt", "title", "style", "colspan", "rowspan", "span",
                       "start", "reversed", "type", "open", "width", "height", "loading", "datetime", "lang",
-                      "download", "rel", "target", "aria-label", "aria-hidden", "role", SEAL_ATTRIBUTE}
+                      "download", "rel", "target", "aria-label", "aria-hidden", "role", "data-label", SEAL_ATTRIBUTE}
 # The classes the site's Markdown extensions write: Pygments' short token classes, the highlighter's, the
 # table of contents' permalinks, admonitions and details of the usual types. Any other class could be one the
 # theme or the site styles, to hide text (`tabbed-block`), draw some (`[data-linenos]`) or imitate a part.
@@ -61,7 +61,8 @@ TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Mark
 URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
                   "cite", "ping"}
 LOADED_ATTRIBUTES = {"src", "srcset", "poster", "data", "background"}  # fetched as the page loads
-SHOWN_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "label")  # text a reader may see
+# Text a reader may see (data-label: a table cell's column on a phone, drawn by the style sheet).
+SHOWN_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "label", "data-label")
 BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
 URL_NOISE = re.compile(r"[\x00-\x20]")  # browsers drop tabs and newlines anywhere, controls around
 

@@ -1,0 +1,55 @@
+"""The built site served as GitHub Pages serves it, and axe-core run on its pages: for the browser tests and
+bench/readers.py."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from mkdocs.config import load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # pinned in package.json; `npm ci` (.ci/run) installs it
+SERIOUS = ("serious", "critical")
+
+
+class _Site(http.server.SimpleHTTPRequestHandler):
+    """Files of the built site under the path of its site_url (e.g. /autograd-series/): the 404 page's links
+    start there. Anything else is not found."""
+
+    prefix = "/"
+
+    def translate_path(self, path: str) -> str:
+        return super().translate_path("/" + path[len(self.prefix):] if path.startswith(self.prefix) else "/\0")
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def site_prefix() -> str:
+    """The path of the real site's site_url."""
+    return urlsplit(load_config(str(ROOT / "mkdocs.yml")).site_url or "/").path or "/"
+
+
+def serve(site: Path, prefix: str = "/") -> tuple[http.server.ThreadingHTTPServer, str]:
+    """A server of `site` on a free port, in a thread, and the site's address on it."""
+    handler = functools.partial(type("Site", (_Site,), {"prefix": prefix}), directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}{prefix}"
+
+
+def pages(site: Path) -> list[str]:
+    """Every HTML page of the built site, as a path from the site's address."""
+    found = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html"))
+    return [p[: -len("index.html")] if p.endswith("index.html") else p for p in found]
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations on a loaded Playwright page: rule, impact, and each node's target and summary."""
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(v =>
+        ({rule: v.id, impact: v.impact, nodes: v.nodes.map(n => [n.target.join(' '), n.failureSummary])}))""")
