@@ -20,7 +20,7 @@ from codeproof.blocks import parse_post, read_post
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.filesystem import shown_path
-from codeproof.series_model import duplicate_numbers, series_entry, series_model
+from codeproof.series_model import duplicate_numbers, series_bar, series_entry, series_model
 from codeproof.sources import SourceError
 from codeproof.structure import Problem, SeriesModel, report
 from codeproof.tables import TableCells
@@ -171,8 +171,7 @@ def on_nav(nav, config, files):
     for page in posts:
         page.parent = next((item for item in _walk(nav.items) if getattr(item, "children", None) is place), None)
     nav.pages = [item for item in _walk(nav.items) if item.is_page]
-    for previous, page, following in zip([None, *nav.pages], nav.pages, [*nav.pages[1:], None]):
-        page.previous_page, page.next_page = previous, following
+    _series_order(nav.pages, posts)
     # The theme prints navigation titles as HTML on every page, outside any page's content. (The posts' titles
     # are their front matter's, checked with it.)
     titles = [item.title for item in _walk(nav.items) if item.title and item not in posts]
@@ -190,11 +189,9 @@ def on_page_context(context, page, config, nav):
     this = build.series.post_at(page.file.src_uri)
     if this is None:  # not a series post (or one whose front matter is a problem already reported)
         return context
-    previous, following = build.series.neighbours(this)
     baseline = build.engine.series.baseline
     context["series"] = {
-        "previous": previous,
-        "next": following,
+        **series_bar(build.series, this),
         "link": lambda url: get_relative_url(url, page.url),
         "baseline": baseline,
         "baseline_url": f"https://github.com/{baseline.repo}/tree/{baseline.commit}",
@@ -230,6 +227,18 @@ def on_serve(server, config, builder):
     server.watch(str(root / "experiments"))
     server.watch(str(build.engine.series.lock_file))
     return server
+
+
+def _series_order(pages: list, posts: list) -> None:
+    """Material's footer (上一页/下一页) in the readers' one order: the overview leads to the first post, each
+    post to the published ones around it, as the series bar does; other pages (the authoring guide) are out
+    of that flow."""
+    for page in pages:
+        page.previous_page = page.next_page = None
+    if pages and posts and pages[0].is_homepage:
+        pages[0].next_page = posts[0]
+    for previous, page, following in zip([None, *posts], posts, [*posts[1:], None]):
+        page.previous_page, page.next_page = previous, following
 
 
 def _remove(items: list, ids: set[int]) -> tuple[list, int] | None:

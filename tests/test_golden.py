@@ -12,7 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from codeproof import overview, render, resources
 from codeproof.config import Baseline, Series
-from codeproof.series_model import series_model
+from codeproof.series_model import series_bar, series_model
 from codeproof.structure import Entry, Excerpt, FileRef, Problem
 from conftest import ROOT
 from fixture_site import make_site
@@ -73,9 +73,8 @@ def test_the_series_navigation_of_a_post(golden):
     six, thirteen = post(6, 'NumPy "<Primitive>" & VJP', "six"), post(13, "自定义", "thirteen")
     model = series_model([six, thirteen], SERIES.announced)
     for this in (six, thirteen):
-        previous, following = model.neighbours(this)
         html = env.get_template("partials/series-nav.html").render(
-            series={"previous": previous, "next": following, "link": lambda url: "../../" + url}, nav_label="系列导航")
+            series={**series_bar(model, this), "link": lambda url: "../../" + url}, nav_label="系列导航")
         golden(f"series-nav-{this.number}.html", html + "\n")
 
 

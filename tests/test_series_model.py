@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.series_model import duplicate_numbers, series_entry, series_model
+from codeproof.series_model import duplicate_numbers, series_bar, series_entry, series_model
 from codeproof.structure import Entry, Problem, chinese_number
 
 
@@ -59,3 +59,11 @@ def test_two_posts_with_one_number_are_each_a_problem_naming_the_other():
         "docs/posts/b.md:1: front matter: series 6 is also the number of docs/posts/a.md\n"
         "  hint: give each post its own number in the series",
     ]
+
+
+def test_the_series_bar_links_published_neighbours_and_names_the_announced_number_beside():
+    six, thirteen = post(6, "六", "six"), post(13, "十三", "thirteen")
+    model = series_model([six, thirteen], {5: None, 7: "七", 12: None})
+    assert series_bar(model, six) == {"previous": None, "next": thirteen, "before": Entry(5, None), "after": Entry(7, "七")}
+    assert series_bar(model, thirteen) == {"previous": six, "next": None, "before": Entry(12, None), "after": None}
+    assert model.published_neighbours(thirteen) == (six, None)

@@ -9,6 +9,8 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
+from selectolax.lexbor import LexborHTMLParser
+
 from conftest import ROOT
 from site_text import fold, read_page
 
@@ -48,15 +50,24 @@ def test_every_real_source_card_links_the_pinned_commit_and_its_real_lines(built
         assert f'data-linenos="{first} "' in page.html  # the code's first line number is the file's
 
 
-@pytest.mark.parametrize("url", POSTS)
-def test_series_nav_links_resolve_to_built_pages_and_announced_posts_are_not_links(built, url):
-    page = read_page(built, url)
-    nav = re.findall(r'<nav class="series-nav".*?</nav>', page.html, re.S)
-    assert len(nav) == 2  # top and bottom
-    for href in re.findall(r'href="([^"]+)"', "".join(nav)):
-        target = urlparse(urljoin(f"http://site/{url}", href)).path.lstrip("/")
-        assert (built / target / "index.html").is_file() or (built / target).is_file(), href
-    assert "（未发布）" in nav[0] and 'class="series-nav__prev series-nav__announced"' in nav[0]
+def test_every_link_labelled_previous_or_next_on_a_post_agrees_and_resolves(built):
+    """上一篇/下一篇 in the series bar (top and bottom) and 上一页/下一页 in the footer lead to the same pages, which
+    exist; an announced post is named without a link. For every post, whichever posts there are."""
+    posts = sorted(p.parent.name for p in (built / "posts").glob("*/index.html"))
+    assert posts
+    for name in posts:
+        html = LexborHTMLParser((built / "posts" / name / "index.html").read_text(encoding="utf-8"))
+        bars = html.css("nav.series-nav")
+        assert len(bars) == 2  # top and bottom
+        for role in ("prev", "next"):
+            footer = [a.attributes["href"] for a in html.css(f"a.md-footer__link--{role}")]
+            for bar in bars:
+                assert [a.attributes["href"] for a in bar.css(f"a.series-nav__{role}")] == footer, (name, role)
+        for href in [a.attributes["href"] for bar in bars for a in bar.css("a")] + [a.attributes["href"] for a in
+                                                                                     html.css("a.md-footer__link")]:
+            target = urlparse(urljoin(f"http://site/posts/{name}/", href)).path.lstrip("/")
+            assert (built / target / "index.html").is_file() or (built / target).is_file(), href
+        assert all(span.css_first("a") is None for bar in bars for span in bar.css(".series-nav__announced"))
 
 
 def test_the_overview_lists_published_posts_as_links_and_announced_ones_as_text(built):

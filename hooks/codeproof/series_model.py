@@ -41,3 +41,13 @@ def series_model(posts: list[Entry], announced: dict[int, str | None]) -> Series
     for post in reversed(posts):
         entries[post.number] = post
     return SeriesModel(tuple(entries[number] for number in sorted(entries)))
+
+
+def series_bar(model: SeriesModel, entry: Entry) -> dict[str, Entry | None]:
+    """What a post's 上一篇 | 系列总览 | 下一篇 shows: the published posts around it (linked, as the footer's
+    上一页/下一页), and a number announced right beside it (named, not linked)."""
+    before, after = model.neighbours(entry)
+    previous, following = model.published_neighbours(entry)
+    return {"previous": previous, "next": following,
+            "before": None if before is None or before.published else before,
+            "after": None if after is None or after.published else after}

@@ -210,8 +210,14 @@ class SeriesModel:
         return next((entry for entry in self.posts if entry.src_uri == src_uri), None)
 
     def neighbours(self, entry: Entry) -> tuple[Entry | None, Entry | None]:
-        """The entries just before and after `entry` in series order."""
-        index = self.entries.index(entry)
-        before = self.entries[index - 1] if index > 0 else None
-        after = self.entries[index + 1] if index + 1 < len(self.entries) else None
-        return before, after
+        """The entries just before and after `entry` in series order, published or announced."""
+        return _around(self.entries, entry)
+
+    def published_neighbours(self, entry: Entry) -> tuple[Entry | None, Entry | None]:
+        """The published posts just before and after `entry`: where 上一篇 and 下一篇 lead."""
+        return _around(self.posts, entry)
+
+
+def _around(entries: tuple[Entry, ...], entry: Entry) -> tuple[Entry | None, Entry | None]:
+    index = entries.index(entry)
+    return entries[index - 1] if index > 0 else None, entries[index + 1] if index + 1 < len(entries) else None
