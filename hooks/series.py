@@ -20,6 +20,7 @@ from codeproof.blocks import parse_post, read_post
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.filesystem import shown_path
+from codeproof.prose import first_paragraph
 from codeproof.series_model import duplicate_numbers, series_bar, series_entry, series_model
 from codeproof.sources import SourceError
 from codeproof.structure import Problem, SeriesModel, report
@@ -86,7 +87,7 @@ def on_files(files, config):
     for file in files.documentation_pages():
         parsed, meta = read_post(Path(file.abs_src_path), shown_path(file.abs_src_path, root))
         build.parsed[file.src_uri] = parsed
-        entry, problem = series_entry(meta, file.src_uri, file.url, parsed.post)
+        entry, problem = series_entry(meta, file.src_uri, file.url, parsed.post, "\n".join(parsed.lines))
         posts += [entry] if entry else []
         build.problems += [problem] if problem else []
     build.problems += duplicate_numbers(posts)
@@ -140,7 +141,7 @@ def on_page_markdown(markdown, page, config, files):
     build.problems += proved.problems
     build.warnings += proved.warnings
     build.proved[page.file.src_uri] = (parsed, proved)
-    page.meta.setdefault("description", overview.first_paragraph(proved.markdown))  # for <meta> and the feed
+    page.meta.setdefault("description", first_paragraph(proved.markdown))  # for <meta> and the feed
     if page.is_homepage:
         return overview.fill(proved.markdown, build.engine.series, build.series, build.archive)
     return proved.markdown
@@ -192,6 +193,7 @@ def on_page_context(context, page, config, nav):
     baseline = build.engine.series.baseline
     context["series"] = {
         **series_bar(build.series, this),
+        "minutes": this.minutes,
         "link": lambda url: get_relative_url(url, page.url),
         "baseline": baseline,
         "baseline_url": f"https://github.com/{baseline.repo}/tree/{baseline.commit}",

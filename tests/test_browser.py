@@ -86,7 +86,7 @@ def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url
     assert cards.count() > 0
     for i in range(cards.count()):
         card = cards.nth(i)
-        href = card.locator("dt:text('File') + dd a").get_attribute("href")
+        href = card.locator("dt:text('文件') + dd a").get_attribute("href")
         match = re.fullmatch(r"https://github.com/HIPS/autograd/blob/90dbeb8d23f0222b0124eaf961f1209db0cf4333/"
                              r"[\w/]+\.py#L(\d+)-L(\d+)", href)
         assert match, href

@@ -76,7 +76,7 @@ LAYERS = [
     {"engine"},
     {"verify", "experiments", "rewrite", "guard", "overview"},
     {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare"},
-    {"config", "frontmatter"},
+    {"config", "frontmatter", "prose"},
     {"markers"},
     {"structure", "filesystem", "fences", "tables"},
 ]

@@ -35,7 +35,7 @@ def test_each_post_has_every_section_in_order(built, url):
 def test_each_post_shows_date_baseline_tags_and_real_tables(built, url):
     page = read_page(built, url)
     assert "发布于 2026-09-05" in page.folded
-    assert f"源码基线：HIPS/autograd 1.9.1，commit {BASELINE}。" in page.folded
+    assert f"源码基线：HIPS/autograd 1.9.1，commit {BASELINE[:7]} （完整：{BASELINE}）。" in page.folded
     assert page.html.count("<table>") >= 2
     for tag in ("autograd", "automatic-differentiation", "python", "应用数学", "Autograd 源码学习"):
         assert tag in page.folded

@@ -6,31 +6,15 @@ and `]` from splitting a table row or ending a link)."""
 
 from __future__ import annotations
 
-import re
-
 from . import resources
 from .config import Series
-from .markers import MARKER, skeleton
 from .render import TEMPLATES
 from .structure import SeriesModel
 
 
 def markdown_of(template: str, **values) -> str:
     """The Markdown of one of the overview's templates."""
-    return TEMPLATES.get_template(f"overview/{template}").render(**values).rstrip("\n")
-
-
-def first_paragraph(markdown: str) -> str:
-    """The first prose paragraph as plain text: a page's description for search engines and feeds. Feeds
-    publish it as HTML, unchecked, so it holds no markup characters and no block marker."""
-    for paragraph in re.split(r"\n\s*\n", markdown):
-        text = paragraph.strip("\n")
-        if text.strip() and not text.startswith((" ", "\t", "#", "<", "[", "|", "`", "~", "-", ">", "!")):
-            text = re.sub(r"`([^`]*)`", r"\1", text)
-            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-            text = " ".join(re.sub(r"[<>&]", "", text).split())
-            return "" if re.search(MARKER, skeleton(text), re.I) else text
-    return ""
+    return TEMPLATES.get_template(f"overview/{template}").render(**values).strip("\n")
 
 
 def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.Archive) -> str:

@@ -7,11 +7,13 @@ problem (one would hide the other); a published post takes the place of its numb
 from __future__ import annotations
 
 from .config import MAX_NUMBER
+from .prose import first_paragraph, reading_minutes
 from .structure import Entry, Problem, SeriesModel
 
 
-def series_entry(meta: dict, src_uri: str, url: str, post: str) -> tuple[Entry | None, Problem | None]:
-    """The post a page's front matter describes (None for a page outside the series), or why it cannot be one."""
+def series_entry(meta: dict, src_uri: str, url: str, post: str, body: str = "") -> tuple[Entry | None, Problem | None]:
+    """The post a page's front matter (and its Markdown `body`) describes (None for a page outside the series),
+    or why it cannot be one."""
     if "series" not in meta:
         return None, None
     number = meta["series"]
@@ -19,7 +21,8 @@ def series_entry(meta: dict, src_uri: str, url: str, post: str) -> tuple[Entry |
         return None, Problem(post, 1, f"front matter: series {number!r} is not a whole number from 1 to {MAX_NUMBER}",
                              hint="write the post's number in the series, e.g. `series: 6`")
     title = str(meta.get("title", "")).split("：", 1)[-1]
-    return Entry(number, title, url, src_uri, post, str(meta.get("date", ""))), None
+    return Entry(number, title, url, src_uri, post, str(meta.get("date", "")), first_paragraph(body),
+                 reading_minutes(body)), None
 
 
 def duplicate_numbers(posts: list[Entry]) -> list[Problem]:

@@ -181,6 +181,8 @@ class Entry:
     src_uri: str | None = None  # e.g. posts/custom-primitive.md
     post: str | None = None  # the file as messages name it: docs/posts/custom-primitive.md
     date: str = ""
+    excerpt: str = ""  # the first paragraph, plain text
+    minutes: int = 0  # to read it
 
     @property
     def published(self) -> bool:

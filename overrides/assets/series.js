@@ -1,5 +1,17 @@
-// Accessible names for parts of Material's page that have none (axe-core: "label", "aria-dialog-name"):
-// the hidden toggles of the navigation drawer and of search, and the search dialog.
-for (const [selector, name] of [["#__drawer", "导航"], ["#__search", "搜索"], [".md-search[role=dialog]", "搜索"]]) {
-  for (const element of document.querySelectorAll(selector)) element.setAttribute("aria-label", name);
-}
+// Runs once Material has put the page together (document$ is Material's page-load signal).
+document$.subscribe(() => {
+  // Accessible names for parts of Material's page that have none (axe-core: "label", "aria-dialog-name"):
+  // the hidden toggles of the navigation drawer and of search, and the search dialog.
+  for (const [selector, name] of [["#__drawer", "导航"], ["#__search", "搜索"], [".md-search[role=dialog]", "搜索"]]) {
+    for (const element of document.querySelectorAll(selector)) element.setAttribute("aria-label", name);
+  }
+  // A table wider than the page scrolls inside Material's wrapper: the wrapper takes keyboard focus, so the
+  // hidden part can be reached without a mouse (axe-core: "scrollable-region-focusable").
+  for (const wrapper of document.querySelectorAll(".md-typeset__scrollwrap")) {
+    if (wrapper.scrollWidth > wrapper.clientWidth) {
+      wrapper.setAttribute("tabindex", "0");
+      wrapper.setAttribute("role", "region");
+      wrapper.setAttribute("aria-label", "可横向滚动的表格");
+    }
+  }
+});
