@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from html import escape
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urljoin
 
 from markupsafe import Markup
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import get_plugin_logger
+from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import clean_directory, get_relative_url
 
@@ -62,6 +62,10 @@ def on_startup(command, dirty):
     mkdocs_command = command
 
 
+PREVIEW_IMAGE = "assets/og.png"  # what a shared link shows (overrides/assets/), also the feeds' image
+
+
+@event_priority(100)  # before the feed plugin's on_config, which reads its image setting
 def on_config(config):
     global build
     try:
@@ -77,6 +81,9 @@ def on_config(config):
     if str(TEMPLATES) not in config.theme.dirs:  # last: the site's overrides/ and the theme come first
         config.theme.dirs.append(str(TEMPLATES))
     config.markdown_extensions.append(TableCells())  # tables that read on a phone
+    feeds = config.plugins.get("rss")
+    if feeds is not None and not feeds.config.image:  # it would print <url>None</url>
+        feeds.config.image = urljoin(config.site_url or "", PREVIEW_IMAGE)
     return config
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 import shutil
@@ -10,7 +11,10 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pytest
 import yaml
+from selectolax.lexbor import LexborHTMLParser
+
 from conftest import ROOT
 from site_text import read_page
 
@@ -107,14 +111,43 @@ def test_the_jobs_get_only_the_token_permissions_they_need():
     assert checkout["with"]["persist-credentials"] is False
 
 
-def test_the_feed_lists_each_published_post_with_title_date_summary_and_link(built):
-    channel = ElementTree.parse(built / "feed_rss_created.xml").getroot().find("channel")
-    items = {item.findtext("link"): item for item in channel.findall("item")}
-    assert set(items) == {channel.findtext("link") + "posts/numpy-primitive-vjp/",
-                          channel.findtext("link") + "posts/custom-primitive/"}
-    for item in items.values():
-        assert item.findtext("title") and "2026" in item.findtext("pubDate")
-        assert len(item.findtext("description")) > 20
+def published_posts(built) -> dict[str, str]:
+    """Every post page of the built site -> its date, as its Open Graph tags give it."""
+    posts = {}
+    for page in sorted((built / "posts").glob("*/index.html")):
+        html = LexborHTMLParser(page.read_text(encoding="utf-8"))
+        posts[f"posts/{page.parent.name}/"] = html.css_first('meta[property="article:published_time"]').attributes["content"]
+    return posts
+
+
+@pytest.mark.parametrize("feed", ["feed_rss_created.xml", "feed_rss_updated.xml"])
+def test_each_feed_lists_every_post_dated_by_its_front_matter_with_an_image(built, feed):
+    channel = ElementTree.parse(built / feed).getroot().find("channel")
+    site = channel.findtext("link")
+    items = {item.findtext("link").removeprefix(site): item for item in channel.findall("item")}
+    posts = published_posts(built)
+    assert posts and set(items) == set(posts)
+    for url, item in items.items():
+        assert item.findtext("title") and len(item.findtext("description")) > 20
+        published = datetime.datetime.strptime(item.findtext("pubDate"), "%a, %d %b %Y %H:%M:%S %z").date()
+        assert published.isoformat() == posts[url]  # never the build's own date
+    image = channel.find("image").findtext("url")
+    assert image == site + "assets/og.png" and (built / "assets" / "og.png").is_file()
+    assert channel.findtext("language") == "zh"
+
+
+def test_every_page_links_each_feed_once_and_says_what_a_shared_link_shows(built):
+    posts = published_posts(built)
+    for page in sorted(built.rglob("*.html")):
+        html = LexborHTMLParser(page.read_text(encoding="utf-8"))
+        assert html.css_first("html").attributes["lang"] == "zh-Hans"
+        feeds = [link.attributes["href"].rsplit("/", 1)[-1] for link in html.css('link[rel="alternate"]')]
+        assert sorted(feeds) == ["feed_rss_created.xml", "feed_rss_updated.xml"], page
+        og = {m.attributes["property"]: m.attributes["content"] for m in html.css('meta[property^="og:"]')}
+        assert og["og:title"] and og["og:description"] and og["og:image"].endswith("/assets/og.png"), page
+        assert html.css_first('meta[name="twitter:card"]').attributes["content"] == "summary_large_image"
+        url = page.relative_to(built).as_posix().removesuffix("index.html")
+        assert og["og:type"] == ("article" if url in posts else "website"), page
 
 
 def test_each_post_has_a_canonical_link_and_its_first_paragraph_as_description(built):
