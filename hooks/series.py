@@ -23,7 +23,7 @@ from codeproof.filesystem import shown_path
 from codeproof.prose import first_paragraph
 from codeproof.series_model import duplicate_numbers, series_bar, series_entry, series_model
 from codeproof.sources import SourceError
-from codeproof.structure import Problem, SeriesModel, report
+from codeproof.structure import BlockKind, Problem, SeriesModel, report
 from codeproof.tables import TableCells
 
 log = get_plugin_logger(__name__)
@@ -116,7 +116,8 @@ def on_files(files, config):
         generated.append(File.generated(config, resource.path, content=resource.data))  # the bytes read, not the path
         src = resources.script_page_src(resource.path)
         name = resource.path.rsplit("/", 1)[-1]
-        build.script_pages[src] = {"path": resource.path, "name": name, "command": resources.script_command(resource.path)}
+        build.script_pages[src] = {"path": resource.path, "name": name, "command": resources.script_command(resource.path),
+                                   "posts": _posts_using(resource.path)}
         page = resources.script_page(resource.data.decode("utf-8"))
         generated.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     build.archive = resources.build_archive(root, engine.series.name, published)
@@ -192,7 +193,8 @@ def on_page_context(context, page, config, nav):
     _escape_meta(page.meta)
     script = build.script_pages.get(page.file.src_uri)
     if script:
-        context["script"] = {**script, "download": quote(get_relative_url(script["path"], page.url))}
+        context["script"] = {**script, "download": quote(get_relative_url(script["path"], page.url)),
+                             "posts": [(label, get_relative_url(url, page.url)) for label, url in script["posts"]]}
         return context
     this = build.series.post_at(page.file.src_uri)
     if this is None:  # not a series post (or one whose front matter is a problem already reported)
@@ -236,6 +238,13 @@ def on_serve(server, config, builder):
     server.watch(str(root / "experiments"))
     server.watch(str(build.engine.series.lock_file))
     return server
+
+
+def _posts_using(script: str) -> list[tuple[str, str]]:
+    """(label, site URL) of each series post with a block that quotes or runs `script`, in series order."""
+    using = {src for src, parsed in build.parsed.items() if any(b.fields.get("File") == script and b.kind is not
+                                                                 BlockKind.SOURCE for b in parsed.blocks)}
+    return [(entry.label, entry.url) for entry in build.series.posts if entry.src_uri in using]
 
 
 def _series_order(pages: list, posts: list) -> None:

@@ -193,3 +193,19 @@ def test_on_a_phone_no_code_block_or_table_hides_more_than_a_tenth_of_its_width(
         page.close()
     context.close()
     assert {path: blocks for path, blocks in hidden.items() if blocks} == {}
+
+
+def test_an_experiment_card_opens_its_script_at_the_quoted_lines_marked(visit, base_url, built):
+    posts = sorted(p.parent.name for p in (built / "posts").glob("*/index.html"))
+    cards = 0
+    for name in posts:
+        page = visit(base_url + f"posts/{name}/").page
+        for href in page.locator(".proof-card--experiment dd a").evaluate_all("els => els.map(e => e.href)"):
+            first, last = map(int, re.fullmatch(r".*/experiments/[\w/]+/#L(\d+)-L(\d+)", href).groups())
+            page.goto(href)
+            page.wait_for_load_state("networkidle")
+            marked = page.locator(".series-script__line [data-linenos]").evaluate_all(
+                "els => els.map(e => Number(e.dataset.linenos.trim()))")
+            assert marked == list(range(first, last + 1)), href
+            cards += 1
+    assert cards > 0

@@ -57,8 +57,11 @@ def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str) -> str:
 
 
 def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, seal: str) -> str:
+    """`page_url` is the script's page; the card links to the quoted lines there (#L15-L17, which the page
+    marks)."""
     return _render(
-        "experiment_card.html", seal, kind=BlockKind.EXPERIMENT, css="experiment", path=path, page_url=page_url,
+        "experiment_card.html", seal, kind=BlockKind.EXPERIMENT, css="experiment", path=path,
+        page_url=f"{page_url}#L{excerpt.first}-L{excerpt.last}",
         purpose=purpose, excerpt=excerpt, fence=fence(excerpt.text, BlockKind.EXPERIMENT.lang, f'linenums="{excerpt.first}"'),
     )
 

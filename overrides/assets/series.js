@@ -15,3 +15,17 @@ document$.subscribe(() => {
     }
   }
 });
+
+// On a script's page, an address ending in #L15-L17 (where an EXPERIMENT card links) marks those lines of the
+// script and scrolls to the first.
+function markLines() {
+  if (!document.querySelector(".series-script")) return;
+  for (const line of document.querySelectorAll(".series-script__line")) line.classList.remove("series-script__line");
+  const lines = location.hash.match(/^#L(\d+)(?:-L(\d+))?$/);
+  if (!lines) return;
+  const [first, last] = [Number(lines[1]), Number(lines[2] || lines[1])];
+  for (let n = first; n <= last; n++) document.getElementById(`__span-0-${n}`)?.classList.add("series-script__line");
+  document.getElementById(`__span-0-${first}`)?.scrollIntoView({block: "center"});
+}
+document$.subscribe(markLines);
+window.addEventListener("hashchange", markLines);
