@@ -23,7 +23,7 @@ class _Site(http.server.SimpleHTTPRequestHandler):
     prefix = "/"
 
     def translate_path(self, path: str) -> str:
-        return super().translate_path("/" + path[len(self.prefix):] if path.startswith(self.prefix) else "/\0")
+        return super().translate_path("/" + path[len(self.prefix):] if path.startswith(self.prefix) else "/.missing")
 
     def log_message(self, *args) -> None:
         pass
