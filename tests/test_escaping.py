@@ -31,6 +31,9 @@ def test_quotes_and_bars_in_title_categories_and_description_are_escaped_where_t
     assert description == "第一段有 &#34;引号&#34; 与 &#34;b。"  # quotes escaped; no markup for the feed
     assert "<title>Fixture（一）：自定义 &#34;Primitive&#34; | 第二部分 - f</title>" in html
     assert '<span class="series-meta__category">C &#34;x&#34; | y</span>' in html
+    # what a shared link shows: the same text, escaped in the attribute
+    assert '<meta property="og:title" content="Fixture（一）：自定义 &#34;Primitive&#34; | 第二部分">' in html
+    assert '<meta property="og:description" content="第一段有 &#34;引号&#34; 与 &#34;b。">' in html
     overview = (built / "index.html").read_text(encoding="utf-8")
     (item,) = [li for li in re.findall(r"<li>(.*?)</li>", overview, flags=re.S) if "第一篇" in li]
     assert '<a href="posts/p/">自定义 &#34;Primitive&#34; &#124; 第二部分</a>' in item
