@@ -65,7 +65,7 @@ def on_startup(command, dirty):
 PREVIEW_IMAGE = "assets/og.png"  # what a shared link shows (overrides/assets/), also the feeds' image
 
 
-@event_priority(100)  # before the feed plugin's on_config, which reads its image setting
+@event_priority(100)  # before the feed's and search's on_config, which read the settings filled in here
 def on_config(config):
     global build
     try:
@@ -84,6 +84,9 @@ def on_config(config):
     feeds = config.plugins.get("rss")
     if feeds is not None and not feeds.config.image:  # it would print <url>None</url>
         feeds.config.image = urljoin(config.site_url or "", PREVIEW_IMAGE)
+    search = config.plugins.get("material/search")
+    if search is not None and search.config.jieba_dict_user:  # Material reads it from the working folder
+        search.config.jieba_dict_user = str(Path(config.config_file_path).parent / search.config.jieba_dict_user)
     return config
 
 

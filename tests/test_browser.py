@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from conftest import ROOT
 from site_server import AXE, SERIOUS, axe_violations, pages, serve, site_prefix
@@ -209,3 +210,22 @@ def test_an_experiment_card_opens_its_script_at_the_quoted_lines_marked(visit, b
             assert marked == list(range(first, last + 1)), href
             cards += 1
     assert cards > 0
+
+
+@pytest.mark.parametrize("phrase", ["真实行号", "逐字节", "文中标为", "上游源码", "连续行"])
+def test_a_chinese_phrase_finds_first_a_page_that_holds_it_with_clean_teasers(visit, base_url, built, phrase):
+    """Words jieba would split wrongly (search/terms.txt) are whole in the index, so the first result holds the
+    phrase; teasers carry no zero-width spaces, and no link asks to highlight nothing (?h=)."""
+    v = visit(base_url)
+    v.page.keyboard.press("/")
+    v.page.keyboard.type(phrase)
+    v.page.keyboard.press("End")  # an IME commits Chinese text with a key, as here
+    v.page.wait_for_selector(".md-search-result__item", timeout=15000)
+    v.page.wait_for_timeout(300)  # the results settle
+    links = v.page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    first = re.sub(r"[?#].*$", "", links[0].removeprefix(base_url))
+    text = LexborHTMLParser((built / first / "index.html").read_text(encoding="utf-8")).css_first("article").text()
+    assert phrase in "".join(text.split()), first
+    teasers = v.page.locator(".md-search-result__list").inner_text()
+    assert "\u200b" not in teasers
+    assert not [link for link in links if re.search(r"[?&]h=(&|#|$)", link)]

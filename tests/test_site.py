@@ -148,3 +148,17 @@ def test_each_post_links_its_published_script_which_is_viewable_and_downloadable
     published = (built / "experiments" / f"{script}.py").read_text(encoding="utf-8")
     assert published == (ROOT / "experiments" / f"{script}.py").read_text(encoding="utf-8")
     assert fold(published.splitlines()[-1]) in script_page.folded
+
+
+def test_the_search_index_keeps_each_word_of_the_series_dictionary_whole(built):
+    """Each word of search/terms.txt that the site holds is one token of the index (jieba alone splits some:
+    真实行号 as 真/实行/号)."""
+    import json
+
+    text = " ".join(doc["text"] for doc in json.loads((built / "search" / "search_index.json").read_text())["docs"])
+    words = [line.split()[0] for line in (ROOT / "search" / "terms.txt").read_text(encoding="utf-8").splitlines()]
+    held = [word for word in words if word in text.replace("\u200b", "")]
+    assert held
+    for word in held:
+        tokens = set(re.split(r"[\s\u200b]+", text))
+        assert word in tokens, word

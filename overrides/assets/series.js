@@ -29,3 +29,19 @@ function markLines() {
 }
 document$.subscribe(markLines);
 window.addEventListener("hashchange", markLines);
+
+// Search results: the index separates Chinese words with zero-width spaces (Material's jieba segmentation),
+// which would be copied with a teaser; and a result with no term to highlight links with an empty ?h=.
+const results = document.querySelector(".md-search-result__list");
+if (results) {
+  new MutationObserver(() => {
+    const walker = document.createTreeWalker(results, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.data.includes("\u200b")) node.data = node.data.replaceAll("\u200b", "");
+    }
+    for (const link of results.querySelectorAll('a[href*="?h="]')) {
+      const url = new URL(link.href);
+      if (url.searchParams.get("h") === "") { url.searchParams.delete("h"); link.href = url.href; }
+    }
+  }).observe(results, {childList: true, subtree: true});
+}
