@@ -45,6 +45,7 @@ class _Build:
         self.parsed = {}  # src_uri -> ParsedPost, parsed once in on_files
         self.script_pages = {}  # src_uri of a generated script page -> what its template shows (see on_files)
         self.nav_posts = set()  # src_uri of the posts on_nav places
+        self.outputs = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
     def stop(self) -> None:
@@ -151,6 +152,7 @@ def on_page_markdown(markdown, page, config, files):
     proved = build.engine.prove_page(parsed, lambda url: get_relative_url(url, page.url))
     build.problems += proved.problems
     build.warnings += proved.warnings
+    build.outputs.update(proved.outputs)
     build.proved[page.file.src_uri] = (parsed, proved)
     page.meta.setdefault("description", first_paragraph(proved.markdown))  # for <meta> and the feed
     if page.is_homepage:
@@ -197,7 +199,8 @@ def on_page_context(context, page, config, nav):
     script = build.script_pages.get(page.file.src_uri)
     if script:
         context["script"] = {**script, "download": quote(get_relative_url(script["path"], page.url)),
-                             "posts": [(label, get_relative_url(url, page.url)) for label, url in script["posts"]]}
+                             "posts": [(label, get_relative_url(url, page.url)) for label, url in script["posts"]],
+                             "output": build.outputs.get(script["path"])}  # posts render before generated pages
         return context
     this = build.series.post_at(page.file.src_uri)
     if this is None:  # not a series post (or one whose front matter is a problem already reported)

@@ -229,3 +229,34 @@ def test_a_chinese_phrase_finds_first_a_page_that_holds_it_with_clean_teasers(vi
     teasers = v.page.locator(".md-search-result__list").inner_text()
     assert "\u200b" not in teasers
     assert not [link for link in links if re.search(r"[?&]h=(&|#|$)", link)]
+
+
+def test_a_script_page_links_the_posts_that_use_it_and_shows_its_verified_output(visit, base_url, built):
+    scripts = sorted(p.parent.name for p in (built / "experiments").glob("*/index.html"))
+    assert scripts
+    for name in scripts:
+        page = visit(base_url + f"experiments/{name}/").page
+        for href in page.locator(".series-script__posts a").evaluate_all("els => els.map(e => e.href)"):
+            post = LexborHTMLParser((built / href.removeprefix(base_url) / "index.html").read_text(encoding="utf-8"))
+            assert any(f"experiments/{name}.py" in card.text() for card in post.css(".proof-card--experiment, .proof-card--output"))
+        shown = page.locator(".series-script__output code")
+        if shown.count():  # the same text as the OUTPUT card of a post that runs it
+            posts = [LexborHTMLParser(p.read_text(encoding="utf-8")) for p in (built / "posts").glob("*/index.html")]
+            outputs = [card.css_first("pre code").text() for post in posts for card in post.css(".proof-card--output")
+                       if f"experiments/{name}.py" in card.css_first("dd").text()]
+            assert shown.inner_text().strip() in [text.strip() for text in outputs]
+
+
+def test_a_reader_may_switch_wrapping_off_and_the_choice_is_kept(visit, base_url, built):
+    post = sorted(p.parent.name for p in (built / "posts").glob("*/index.html"))[0]
+    page = visit(base_url + f"posts/{post}/", viewport={"width": 375, "height": 812}).page
+    widest = "() => Math.max(...[...document.querySelectorAll('article pre > code')].map(c => c.scrollWidth - c.clientWidth))"
+    assert page.evaluate(widest) <= 1  # wrapped: nothing to scroll
+    switch = page.locator(".series-wrap").first
+    assert switch.get_attribute("aria-pressed") == "true"
+    switch.click()
+    assert page.evaluate(widest) > 1 and switch.get_attribute("aria-pressed") == "false"
+    page.reload(wait_until="networkidle")
+    assert page.evaluate(widest) > 1  # kept
+    page.locator(".series-wrap").first.click()
+    assert page.evaluate(widest) <= 1

@@ -25,6 +25,7 @@ class ProvedPage:
     accounted: set[int] = field(default_factory=set)  # file lines of verified blocks and of reported problems
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)  # script -> what it printed, where an [OUTPUT] verified it
 
 
 def source_ref(block: Block, baseline: Baseline) -> FileRef:
@@ -72,6 +73,8 @@ class Engine:
             shown = render.problem_box(checked.problem, self.seal) if checked.problem else self.render(checked, link)
             proved.cards += checked.problem is None
             proved.accounted.add(checked.block.line)
+            if checked.block.kind is BlockKind.OUTPUT and checked.problem is None and checked.warning is None:
+                proved.outputs[checked.block.fields["File"]] = checked.excerpt.text
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]

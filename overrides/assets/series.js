@@ -2,9 +2,12 @@
 document$.subscribe(() => {
   // Accessible names for parts of Material's page that have none (axe-core: "label", "aria-dialog-name"):
   // the hidden toggles of the navigation drawer and of search, and the search dialog.
-  for (const [selector, name] of [["#__drawer", "导航"], ["#__search", "搜索"], [".md-search[role=dialog]", "搜索"]]) {
+  // Material's unnamed navigation landmarks get names of their own (axe-core: "landmark-unique").
+  for (const [selector, name] of [["#__drawer", "导航"], ["#__search", "搜索"], [".md-search[role=dialog]", "搜索"],
+                                  ["nav.md-tags", "标签"]]) {
     for (const element of document.querySelectorAll(selector)) element.setAttribute("aria-label", name);
   }
+  document.querySelectorAll("nav.md-code__nav").forEach((nav, n) => nav.setAttribute("aria-label", `代码块 ${n + 1} 的操作`));
   // A table wider than the page scrolls inside Material's wrapper: the wrapper takes keyboard focus, so the
   // hidden part can be reached without a mouse (axe-core: "scrollable-region-focusable").
   for (const wrapper of document.querySelectorAll(".md-typeset__scrollwrap")) {
@@ -45,3 +48,27 @@ if (results) {
     }
   }).observe(results, {childList: true, subtree: true});
 }
+
+// Code wraps by default (series.css); a reader may switch wrapping off (the code then scrolls sideways), for
+// every code block at once, and the choice is kept for the next page.
+function setWrap(wrap) {
+  document.documentElement.classList.toggle("series-nowrap", !wrap);
+  for (const button of document.querySelectorAll(".series-wrap")) button.setAttribute("aria-pressed", String(wrap));
+}
+document$.subscribe(() => {
+  for (const nav of document.querySelectorAll(".highlight .md-code__nav")) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "series-wrap";
+    button.title = "折行";
+    button.setAttribute("aria-label", "折行");
+    button.textContent = "↩";
+    button.addEventListener("click", () => {
+      const wrap = document.documentElement.classList.contains("series-nowrap");
+      localStorage.setItem("series-wrap", wrap ? "on" : "off");
+      setWrap(wrap);
+    });
+    nav.prepend(button);
+  }
+  setWrap(localStorage.getItem("series-wrap") !== "off");
+});
