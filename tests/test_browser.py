@@ -260,3 +260,11 @@ def test_a_reader_may_switch_wrapping_off_and_the_choice_is_kept(visit, base_url
     assert page.evaluate(widest) > 1  # kept
     page.locator(".series-wrap").first.click()
     assert page.evaluate(widest) <= 1
+
+
+def test_the_skip_link_of_a_post_goes_to_its_title(visit, base_url, built):
+    for name in sorted(p.parent.name for p in (built / "posts").glob("*/index.html")):
+        page = visit(base_url + f"posts/{name}/").page
+        page.keyboard.press("Tab")  # the skip link is the first stop
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.tagName + ' ' + document.activeElement.id") == "H1 series-title"

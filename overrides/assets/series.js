@@ -7,6 +7,10 @@ document$.subscribe(() => {
                                   ["nav.md-tags", "标签"]]) {
     for (const element of document.querySelectorAll(selector)) element.setAttribute("aria-label", name);
   }
+  // Material's skip link goes to the first heading of the table of contents, past a title the post header
+  // writes: it goes to that title.
+  const title = document.getElementById("series-title");
+  if (title) document.querySelector(".md-skip")?.setAttribute("href", "#series-title");
   document.querySelectorAll("nav.md-code__nav").forEach((nav, n) => nav.setAttribute("aria-label", `代码块 ${n + 1} 的操作`));
   // A table wider than the page scrolls inside Material's wrapper: the wrapper takes keyboard focus, so the
   // hidden part can be reached without a mouse (axe-core: "scrollable-region-focusable").
