@@ -268,3 +268,10 @@ def test_the_skip_link_of_a_post_goes_to_its_title(visit, base_url, built):
         page.keyboard.press("Tab")  # the skip link is the first stop
         page.keyboard.press("Enter")
         assert page.evaluate("document.activeElement.tagName + ' ' + document.activeElement.id") == "H1 series-title"
+
+
+def test_a_line_range_past_the_script_marks_its_lines_and_no_more(visit, base_url, built):
+    name = sorted(p.parent.name for p in (built / "experiments").glob("*/index.html"))[0]
+    page = visit(base_url + f"experiments/{name}/#L2-L99999999999999").page  # returns: the range is cut at the end
+    lines = page.locator('[id^="__span-0-"]').count()
+    assert page.locator(".series-script__line").count() == lines - 1

@@ -231,6 +231,21 @@ def test_a_marker_in_shown_attributes_or_split_across_inline_code_is_a_problem(h
     assert problem == escaped("OUTPUT")
 
 
+@pytest.mark.parametrize("html, what", [
+    ('<table><tr><td data-label="\u202e[ECRUOS LAER]\u202c源码">x</td></tr></table>',
+     "a bidirectional control character (U+202E) in the data-label of <td>: it can make text read as something else"),
+    ('<p title="\u202e]TUPTUO[">x</p>',
+     "a bidirectional control character (U+202E) in the title of <p>: it can make text read as something else"),
+    ('<table><tr><td data-label="REAL SOURCE">def f(): return 42</td></tr></table>',
+     "a data-label reading 'REAL SOURCE' on <td>: a card's label outside a card would pass for a verified one"),
+    ('<table><tr><td data-label="Real Source 源码 core.py">x</td></tr></table>',
+     "a data-label reading 'REAL SOURCE 源码 CORE PY' on <td>: a card's label outside a card would pass for a verified one"),
+    ('<p title="Output">x</p>', "a title reading 'OUTPUT' on <p>: a card's label outside a card would pass for a verified one"),
+])
+def test_text_an_attribute_shows_cannot_be_reversed_or_read_as_a_cards_label(html, what):
+    assert guard(html) == [held(what)]
+
+
 def test_a_table_whose_cells_carry_their_headers_and_code_break_points_is_allowed():
     assert guard('<table><tr><td data-label="File / symbol"><code>a/<wbr>b.<wbr>py</code></td></tr></table>') == []
 

@@ -127,9 +127,8 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
                 or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
             reading.refused.append((f"a {name}={value[:40]!r} attribute on <{tag}>: it would change what the "
                                     "page shows", f"{name}="))
-    for name in SHOWN_ATTRIBUTES:
-        if attrs.get(name):
-            reading.segments += [("\n", None), (skeleton(attrs[name]), None), ("\n", None)]
+    for name in (name for name in SHOWN_ATTRIBUTES if attrs.get(name)):
+        _shown_attribute(reading, tag, name, attrs[name], sealed)
     # The theme hides these: the permalink of a heading (its text is ¶) and the line anchors in code.
     if "headerlink" in classes or tag == "a" and "id" in attrs and code is not None:
         text = node.text(deep=True).strip()
@@ -153,6 +152,25 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     if tag == "pre":
         code = -1  # code inside pre is a block, not an inline span: never exempt by itself
     return sealed, example, code
+
+
+def _shown_attribute(reading: _Reading, tag: str, name: str, value: str, sealed: bool) -> None:
+    """Text a reader sees from an attribute (a tooltip; a table cell's label, drawn above it on a phone) is read
+    like the page's text, and may not be a card's label: nothing but a block's kind, or for a drawn label, any
+    text naming one."""
+    shown = skeleton(value)
+    reading.segments += [("\n", None), (shown, None), ("\n", None)]
+    if sealed:
+        return
+    bidi = BIDI_RE.search(value)
+    if bidi:
+        reading.refused.append((f"a bidirectional control character (U+{ord(bidi.group()):04X}) in the {name} of "
+                                f"<{tag}>: it can make text read as something else", f"{name}="))
+    words = re.sub(r"[\W_]+", " ", shown).strip().upper()
+    if words and not ANY_MARKER_RE.search(shown) and (
+            words in KINDS or name == "data-label" and any(kind in words for kind in KINDS)):
+        reading.refused.append((f"a {name} reading {words[:40]!r} on <{tag}>: a card's label outside a card would "
+                                "pass for a verified one", f"{name}="))
 
 
 def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code: int | None) -> None:

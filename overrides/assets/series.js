@@ -30,7 +30,8 @@ function markLines() {
   for (const line of document.querySelectorAll(".series-script__line")) line.classList.remove("series-script__line");
   const lines = location.hash.match(/^#L(\d+)(?:-L(\d+))?$/);
   if (!lines) return;
-  const [first, last] = [Number(lines[1]), Number(lines[2] || lines[1])];
+  const count = document.querySelectorAll('[id^="__span-0-"]').length;  // no more lines than the script has
+  const [first, last] = [Number(lines[1]), Math.min(Number(lines[2] || lines[1]), count)];
   for (let n = first; n <= last; n++) document.getElementById(`__span-0-${n}`)?.classList.add("series-script__line");
   document.getElementById(`__span-0-${first}`)?.scrollIntoView({block: "center"});
 }
