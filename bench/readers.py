@@ -20,24 +20,11 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from site_server import AXE, axe_violations, pages, serve, site_prefix  # noqa: E402
+from site_server import AXE, HIDDEN, axe_violations, pages, serve, site_prefix  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 WIDTHS = {"desktop": (1280, 900), "phone": (375, 812)}
 SCHEMES = ("light", "dark")
-
-# The share of each scrollable code block and table that is out of view, from the element that scrolls.
-HIDDEN = """() => {
-  const scroller = el => { for (let e = el; e && e !== document.body; e = e.parentElement) {
-      const style = getComputedStyle(e);
-      if (/(auto|scroll)/.test(style.overflowX) && e.scrollWidth > e.clientWidth + 1) return e; }
-    return null; };
-  return [...document.querySelectorAll('article pre > code, article table')].map(el => {
-    const s = scroller(el);
-    return [el.tagName.toLowerCase(), s ? (s.scrollWidth - s.clientWidth) / s.scrollWidth : 0];
-  });
-}"""
-
 
 def audit(site: Path) -> dict:
     server, base = serve(site, site_prefix())

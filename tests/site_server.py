@@ -14,6 +14,15 @@ from mkdocs.config import load_config
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # pinned in package.json; `npm ci` (.ci/run) installs it
 SERIOUS = ("serious", "critical")
+# Each code block and table of the article, with the share of its width that is out of view (scrolled), from
+# the element that scrolls it: [[its first words, share], ...].
+HIDDEN = """() => [...document.querySelectorAll('article pre > code, article table')].map(el => {
+  for (let e = el; e && e !== document.body; e = e.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
+      return [el.textContent.slice(0, 40), (e.scrollWidth - e.clientWidth) / e.scrollWidth];
+  }
+  return [el.textContent.slice(0, 40), 0];
+})"""
 
 
 class _Site(http.server.SimpleHTTPRequestHandler):

@@ -12,7 +12,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from conftest import ROOT
-from site_server import AXE, SERIOUS, axe_violations, pages, serve, site_prefix
+from site_server import AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, site_prefix
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -174,14 +174,6 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, buil
     context.close()
     assert {path: v for path, v in found.items() if v} == {}
 
-
-HIDDEN = """() => [...document.querySelectorAll('article pre > code, article table')].map(el => {
-  for (let e = el; e && e !== document.body; e = e.parentElement) {
-    if (/(auto|scroll)/.test(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
-      return [el.textContent.slice(0, 40), (e.scrollWidth - e.clientWidth) / e.scrollWidth];
-  }
-  return [el.textContent.slice(0, 40), 0];
-})"""
 
 
 def test_on_a_phone_no_code_block_or_table_hides_more_than_a_tenth_of_its_width(browser, built, base_url):
