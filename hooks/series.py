@@ -21,7 +21,7 @@ from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.filesystem import shown_path
 from codeproof.prose import first_paragraph
-from codeproof.series_model import duplicate_numbers, series_bar, series_entry, series_model
+from codeproof.series_model import category_anchor, duplicate_numbers, series_bar, series_entry, series_model
 from codeproof.sources import SourceError
 from codeproof.structure import BlockKind, Problem, SeriesModel, report
 from codeproof.tables import TableCells
@@ -46,6 +46,7 @@ class _Build:
         self.script_pages = {}  # src_uri of a generated script page -> what its template shows (see on_files)
         self.nav_posts = set()  # src_uri of the posts on_nav places
         self.outputs = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
+        self.category_index = None  # the overview's URL, when it lists the categories (<!-- series-categories -->)
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
     def stop(self) -> None:
@@ -156,6 +157,7 @@ def on_page_markdown(markdown, page, config, files):
     build.proved[page.file.src_uri] = (parsed, proved)
     page.meta.setdefault("description", first_paragraph(proved.markdown))  # for <meta> and the feed
     if page.is_homepage:
+        build.category_index = page.url if overview.CATEGORIES in proved.markdown else None
         return overview.fill(proved.markdown, build.engine.series, build.series, build.archive)
     return proved.markdown
 
@@ -209,6 +211,9 @@ def on_page_context(context, page, config, nav):
     context["series"] = {
         **series_bar(build.series, this),
         "minutes": this.minutes,
+        "categories": [(category, build.category_index is not None
+                        and get_relative_url(build.category_index, page.url) + "#" + category_anchor(category))
+                       for category in this.categories],
         "link": lambda url: get_relative_url(url, page.url),
         "baseline": baseline,
         "baseline_url": f"https://github.com/{baseline.repo}/tree/{baseline.commit}",

@@ -57,8 +57,24 @@ def pages(site: Path) -> list[str]:
     return [p[: -len("index.html")] if p.endswith("index.html") else p for p in found]
 
 
+def show_every_code_block(page) -> None:
+    """Scroll each code block of a loaded page into view, so Material adds its buttons (content.lazy), then
+    wait until every block has them (a block that never gets them fails here, by timeout)."""
+    page.evaluate("""async () => {
+      for (const block of document.querySelectorAll('div.highlight')) {
+        block.scrollIntoView();
+        await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+      }
+      scrollTo(0, 0);
+    }""")
+    page.wait_for_function("""() => [...document.querySelectorAll('div.highlight')]
+      .every(block => block.querySelector('nav.md-code__nav .series-wrap'))""", timeout=10_000)
+
+
 def axe_violations(page) -> list[dict]:
-    """axe-core's violations on a loaded Playwright page: rule, impact, and each node's target and summary."""
+    """axe-core's violations on a loaded Playwright page, every code block's buttons included: rule, impact,
+    and each node's target and summary."""
+    show_every_code_block(page)
     page.add_script_tag(path=str(AXE))
     return page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(v =>
         ({rule: v.id, impact: v.impact, nodes: v.nodes.map(n => [n.target.join(' '), n.failureSummary])}))""")

@@ -12,7 +12,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from conftest import ROOT
-from site_server import AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, site_prefix
+from site_server import AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, show_every_code_block, site_prefix
 
 playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
@@ -244,12 +244,15 @@ def test_a_reader_may_switch_wrapping_off_and_the_choice_is_kept(visit, base_url
     page = visit(base_url + f"posts/{post}/", viewport={"width": 375, "height": 812}).page
     widest = "() => Math.max(...[...document.querySelectorAll('article pre > code')].map(c => c.scrollWidth - c.clientWidth))"
     assert page.evaluate(widest) <= 1  # wrapped: nothing to scroll
+    show_every_code_block(page)
     switch = page.locator(".series-wrap").first
     assert switch.get_attribute("aria-pressed") == "true"
     switch.click()
     assert page.evaluate(widest) > 1 and switch.get_attribute("aria-pressed") == "false"
     page.reload(wait_until="networkidle")
     assert page.evaluate(widest) > 1  # kept
+    show_every_code_block(page)
+    assert page.locator(".series-wrap").first.get_attribute("aria-pressed") == "false"
     page.locator(".series-wrap").first.click()
     assert page.evaluate(widest) <= 1
 
@@ -267,3 +270,15 @@ def test_a_line_range_past_the_script_marks_its_lines_and_no_more(visit, base_ur
     page = visit(base_url + f"experiments/{name}/#L2-L99999999999999").page  # returns: the range is cut at the end
     lines = page.locator('[id^="__span-0-"]').count()
     assert page.locator(".series-script__line").count() == lines - 1
+
+
+def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, base_url, built):
+    for name in sorted(p.parent.name for p in (built / "posts").glob("*/index.html")):
+        page = visit(base_url + f"posts/{name}/", viewport={"width": 375, "height": 812}).page
+        last = page.locator("div.highlight").last
+        last.scroll_into_view_if_needed()
+        buttons = last.locator("nav.md-code__nav")
+        count = page.locator("div.highlight").count()
+        assert buttons.get_attribute("aria-label") == f"代码块 {count} 的操作"
+        assert buttons.locator("button.md-code__button").count() == 1  # Material's copy button
+        assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1

@@ -58,3 +58,26 @@ def test_a_nav_title_with_markup_fails_at_its_line_of_mkdocs_yml(tmp_path):
     assert report(log) == (f"1 problem:\n\nmkdocs.yml:{line}: the nav title '<!--' holds markup characters (<, > or &) "
                            "or names a block marker, and the theme prints it as HTML on every page\n"
                            "  hint: write the titles of the nav as plain text")
+
+
+def test_a_posts_categories_link_to_their_entries_on_the_overview_when_it_lists_them(tmp_path):
+    site = make_site(tmp_path, material=True)
+    site.edit("date: 2026-01-01", "date: 2026-01-01\ncategories: [应用数学, Autograd 源码]")
+    add_post(site, "b", 2, "二")
+    built, log = site.build()
+    assert built is not None, log
+    header = LexborHTMLParser((built / "posts" / "p" / "index.html").read_text(encoding="utf-8"))
+    assert [a.text() for a in header.css("span.series-meta__category")] == ["应用数学", "Autograd 源码"]  # no index
+    assert header.css("a.series-meta__category") == []
+
+    overview = site.root / "docs" / "index.md"
+    overview.write_text(overview.read_text(encoding="utf-8") + "\n## 分类\n\n<!-- series-categories -->\n", encoding="utf-8")
+    built, log = site.build()
+    assert built is not None, log
+    header = LexborHTMLParser((built / "posts" / "p" / "index.html").read_text(encoding="utf-8"))
+    links = [(a.text(), a.attributes["href"]) for a in header.css("a.series-meta__category")]
+    assert links == [("应用数学", "../..#category-应用数学"), ("Autograd 源码", "../..#category-autograd-源码")]
+    index = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
+    for _, href in links:
+        entry = index.css_first(f'[id="{href.split("#")[1]}"]').parent
+        assert [a.text() for a in entry.css("a")] == ["第一篇：Fixture post"]  # b has no categories

@@ -67,3 +67,15 @@ def test_the_series_bar_links_published_neighbours_and_names_the_announced_numbe
     assert series_bar(model, six) == {"previous": None, "next": thirteen, "before": Entry(5, None), "after": Entry(7, "七")}
     assert series_bar(model, thirteen) == {"previous": six, "next": None, "before": Entry(12, None), "after": None}
     assert model.published_neighbours(thirteen) == (six, None)
+
+
+def test_categories_come_in_the_order_the_series_first_reaches_them_each_with_its_posts():
+    one = Entry(1, "A", "posts/a/", "posts/a.md", categories=("数学", "源码"))
+    two = Entry(2, "B", "posts/b/", "posts/b.md", categories=("源码", "实验"))
+    model = series_model([two, one], {3: "C"})
+    assert model.categories() == {"数学": (one,), "源码": (one, two), "实验": (two,)}
+
+
+def test_a_post_takes_its_categories_from_front_matter_once_each():
+    entry, _ = series_entry({"series": 2, "categories": ["源码", "数学", "源码"]}, "posts/x.md", "posts/x/", "docs/posts/x.md")
+    assert entry.categories == ("源码", "数学")

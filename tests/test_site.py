@@ -70,6 +70,21 @@ def test_every_link_labelled_previous_or_next_on_a_post_agrees_and_resolves(buil
         assert all(span.css_first("a") is None for bar in bars for span in bar.css(".series-nav__announced"))
 
 
+def test_every_category_of_every_post_links_to_its_entry_on_the_overview_which_lists_that_post(built):
+    posts = sorted(p.parent.name for p in (built / "posts").glob("*/index.html"))
+    overview = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
+    for name in posts:
+        header = LexborHTMLParser((built / "posts" / name / "index.html").read_text(encoding="utf-8"))
+        categories = header.css(".series-meta__category")
+        assert all(c.tag == "a" for c in categories), name
+        for category in categories:
+            path, fragment = category.attributes["href"].split("#")
+            assert urlparse(urljoin(f"http://site/posts/{name}/", path)).path == "/"
+            entry = overview.css_first(f'[id="{fragment}"]')
+            assert entry is not None and entry.text() == category.text(), (name, fragment)
+            assert f"posts/{name}/" in [a.attributes["href"] for a in entry.parent.css("a")]
+
+
 def test_the_overview_lists_published_posts_as_links_and_announced_ones_as_text(built):
     page = read_page(built, "")
     assert "Broadcasting 的反向传播" in page.folded and "Mini Autograd：实现与源码对读" in page.folded

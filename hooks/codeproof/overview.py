@@ -9,7 +9,10 @@ from __future__ import annotations
 from . import resources
 from .config import Series
 from .render import TEMPLATES
+from .series_model import category_anchor
 from .structure import SeriesModel
+
+CATEGORIES = "<!-- series-categories -->"  # where a post's header links its categories, when the overview has it
 
 
 def markdown_of(template: str, **values) -> str:
@@ -26,6 +29,7 @@ def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.A
         "<!-- experiment-environment -->": markdown_of("environment.md", pins=pins),
         "<!-- experiment-archive -->": markdown_of("archive.md", archive=archive, url=resources.ARCHIVE_URL),
         "<!-- series-posts -->": markdown_of("posts.md", model=model),
+        CATEGORIES: markdown_of("categories.md", categories=model.categories(), anchor=category_anchor),
     }
     for marker, text in filled.items():
         markdown = markdown.replace(marker, text)

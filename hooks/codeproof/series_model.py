@@ -6,6 +6,8 @@ problem (one would hide the other); a published post takes the place of its numb
 
 from __future__ import annotations
 
+from pymdownx.slugs import slugify
+
 from .config import MAX_NUMBER
 from .prose import first_paragraph, reading_minutes
 from .structure import Entry, Problem, SeriesModel
@@ -21,8 +23,14 @@ def series_entry(meta: dict, src_uri: str, url: str, post: str, body: str = "") 
         return None, Problem(post, 1, f"front matter: series {number!r} is not a whole number from 1 to {MAX_NUMBER}",
                              hint="write the post's number in the series, e.g. `series: 6`")
     title = str(meta.get("title", "")).split("：", 1)[-1]
+    categories = meta.get("categories") if isinstance(meta.get("categories"), list) else []  # checked in frontmatter
     return Entry(number, title, url, src_uri, post, str(meta.get("date", "")), first_paragraph(body),
-                 reading_minutes(body)), None
+                 reading_minutes(body), tuple(dict.fromkeys(str(c) for c in categories))), None
+
+
+def category_anchor(category: str) -> str:
+    """The id of a category's entry on the overview, where a post's header links its categories."""
+    return "category-" + slugify(case="lower")(category, "-")
 
 
 def duplicate_numbers(posts: list[Entry]) -> list[Problem]:

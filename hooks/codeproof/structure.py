@@ -183,6 +183,7 @@ class Entry:
     date: str = ""
     excerpt: str = ""  # the first paragraph, plain text
     minutes: int = 0  # to read it
+    categories: tuple[str, ...] = ()
 
     @property
     def published(self) -> bool:
@@ -218,6 +219,14 @@ class SeriesModel:
     def published_neighbours(self, entry: Entry) -> tuple[Entry | None, Entry | None]:
         """The published posts just before and after `entry`: where 上一篇 and 下一篇 lead."""
         return _around(self.posts, entry)
+
+    def categories(self) -> dict[str, tuple[Entry, ...]]:
+        """Each category of the published posts, in the order the series first reaches it, with its posts."""
+        found: dict[str, tuple[Entry, ...]] = {}
+        for post in self.posts:
+            for category in post.categories:
+                found[category] = found.get(category, ()) + (post,)
+        return found
 
 
 def _around(entries: tuple[Entry, ...], entry: Entry) -> tuple[Entry | None, Entry | None]:

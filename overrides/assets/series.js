@@ -11,7 +11,6 @@ document$.subscribe(() => {
   // writes: it goes to that title.
   const title = document.getElementById("series-title");
   if (title) document.querySelector(".md-skip")?.setAttribute("href", "#series-title");
-  document.querySelectorAll("nav.md-code__nav").forEach((nav, n) => nav.setAttribute("aria-label", `代码块 ${n + 1} 的操作`));
   // A table wider than the page scrolls inside Material's wrapper: the wrapper takes keyboard focus, so the
   // hidden part can be reached without a mouse (axe-core: "scrollable-region-focusable").
   for (const wrapper of document.querySelectorAll(".md-typeset__scrollwrap")) {
@@ -60,20 +59,32 @@ function setWrap(wrap) {
   document.documentElement.classList.toggle("series-nowrap", !wrap);
   for (const button of document.querySelectorAll(".series-wrap")) button.setAttribute("aria-pressed", String(wrap));
 }
-document$.subscribe(() => {
-  for (const nav of document.querySelectorAll(".highlight .md-code__nav")) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "series-wrap";
-    button.title = "折行";
-    button.setAttribute("aria-label", "折行");
-    button.textContent = "↩";
-    button.addEventListener("click", () => {
-      const wrap = document.documentElement.classList.contains("series-nowrap");
-      localStorage.setItem("series-wrap", wrap ? "on" : "off");
-      setWrap(wrap);
-    });
-    nav.prepend(button);
+// Material adds a code block's buttons (nav.md-code__nav) when the block first scrolls into view
+// (content.lazy): each one gets its name and the wrap switch as it comes.
+function equipCodeNav(nav) {
+  const block = nav.closest("div.highlight");
+  if (!block || nav.querySelector(".series-wrap")) return;
+  nav.setAttribute("aria-label", `代码块 ${[...document.querySelectorAll("div.highlight")].indexOf(block) + 1} 的操作`);
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "series-wrap";
+  button.title = "折行";
+  button.setAttribute("aria-label", "折行");
+  button.setAttribute("aria-pressed", String(!document.documentElement.classList.contains("series-nowrap")));
+  button.textContent = "↩";
+  button.addEventListener("click", () => {
+    const wrap = document.documentElement.classList.contains("series-nowrap");
+    localStorage.setItem("series-wrap", wrap ? "on" : "off");
+    setWrap(wrap);
+  });
+  nav.prepend(button);
+}
+setWrap(localStorage.getItem("series-wrap") !== "off");
+document.querySelectorAll("nav.md-code__nav").forEach(equipCodeNav);
+new MutationObserver(changes => {
+  for (const change of changes) {
+    for (const node of change.addedNodes) {
+      if (node instanceof Element && node.matches("nav.md-code__nav")) equipCodeNav(node);
+    }
   }
-  setWrap(localStorage.getItem("series-wrap") !== "off");
-});
+}).observe(document.body, {childList: true, subtree: true});
