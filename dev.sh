@@ -3,7 +3,9 @@
 #   ./dev.sh build    build the site into site/ (strict: any problem fails)
 #   ./dev.sh serve    serve it at http://127.0.0.1:8000 while you write
 #   ./dev.sh test     run the test suite
-#   ./dev.sh check | update | lock    the verification engine, without building the site
+#   ./dev.sh check    verify every block, then what a strict build checks besides (links, anchors, nav)
+#   ./dev.sh update | lock    the verification engine: repair drifted quotes and outputs | pin new files
+#   ./dev.sh new N "标题"    scaffold post N in docs/posts/ (and drop its announcement from mkdocs.yml)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -33,6 +35,12 @@ case "$command" in
       npm ci --no-audit --no-fund --silent && sha256sum package-lock.json | cut -d' ' -f1 > node_modules/.lock.sha256
     fi
     exec python -m pytest "$@" ;;
-  check|update|lock) exec python -m codeproof "$command" "$@" ;;
-  *) sed -n '2,7p' "$0" >&2; exit 2 ;;
+  check)
+    # The engine first (it says the most about blocks); then MkDocs' own checks, as a strict build makes them.
+    python -m codeproof check "$@"
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+    mkdocs build --strict --site-dir "$out" ;;
+  update|lock|new) exec python -m codeproof "$command" "$@" ;;
+  *) sed -n '2,8p' "$0" >&2; exit 2 ;;
 esac

@@ -21,7 +21,7 @@ from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.filesystem import shown_path
 from codeproof.prose import first_paragraph
-from codeproof.series_model import category_anchor, duplicate_numbers, series_bar, series_entry, series_model
+from codeproof.series_model import category_anchor, read_series, series_bar
 from codeproof.sources import SourceError
 from codeproof.structure import BlockKind, Problem, SeriesModel, report
 from codeproof.tables import TableCells
@@ -95,15 +95,15 @@ def on_config(config):
 def on_files(files, config):
     engine = build.engine
     root = engine.series.root
-    posts = []
+    pages = []
     for file in files.documentation_pages():
-        parsed, meta = read_post(Path(file.abs_src_path), shown_path(file.abs_src_path, root))
+        parsed, front = read_post(Path(file.abs_src_path), shown_path(file.abs_src_path, root))
         build.parsed[file.src_uri] = parsed
-        entry, problem = series_entry(meta, file.src_uri, file.url, parsed.post, "\n".join(parsed.lines))
-        posts += [entry] if entry else []
-        build.problems += [problem] if problem else []
-    build.problems += duplicate_numbers(posts)
-    build.series = series_model(posts, engine.series.announced)
+        pages.append((front, parsed, file.src_uri, file.url))
+    build.series, problems, notes = read_series(pages, engine.series.announced)
+    build.problems += problems
+    for note in notes:
+        log.info(note)
     for entry in build.series.posts:  # on_nav places them, so mkdocs.yml need not list them (drafts stay out)
         file = files.get_file_from_path(entry.src_uri)
         if file.inclusion.is_in_nav():

@@ -58,7 +58,7 @@ def test_check_reports_every_drifted_quote_with_file_and_line(upstream, capsys):
     assert report(err) == f"""\
 2 problems:
 
-docs/posts/p.md:8: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {commit}: quote differs from source (first difference at docs/posts/p.md:14, line 10 of the file)
+docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {commit}: quote differs from source (first difference at docs/posts/p.md:15, line 10 of the file)
 --- docs/posts/p.md (quote)
 +++ pkg/mod.py@{commit} lines 9-11
 @@ -1,3 +1,3 @@
@@ -68,7 +68,7 @@ docs/posts/p.md:8: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {commit}: qu
          self.parents = []
   hint: run `./dev.sh update` to take lines 9-11 from the pinned file, or fix the quote by hand
 
-docs/posts/p.md:20: REAL SOURCE pkg/mod.py (Symbol register(math.cos, ...)) at {commit}: quote differs from source (first difference at docs/posts/p.md:25, line 18 of the file)
+docs/posts/p.md:21: REAL SOURCE pkg/mod.py (Symbol register(math.cos, ...)) at {commit}: quote differs from source (first difference at docs/posts/p.md:26, line 18 of the file)
 --- docs/posts/p.md (quote)
 +++ pkg/mod.py@{commit} lines 18-18
 @@ -1 +1 @@
@@ -88,7 +88,7 @@ def test_a_quote_of_another_commit_verifies_against_that_commit(upstream, capsys
     assert report(err) == f"""\
 1 problem:
 
-docs/posts/p.md:8: REAL SOURCE: fixture/upstream@{newer[:7]}:pkg/mod.py has no entry in the lock file sources.lock.json
+docs/posts/p.md:9: REAL SOURCE: fixture/upstream@{newer[:7]}:pkg/mod.py has no entry in the lock file sources.lock.json
   hint: run `./dev.sh lock` (python -m codeproof lock) to record it, and commit the lock
 """
     assert main(["lock", "--config", str(upstream.config())]) == 0
@@ -103,7 +103,7 @@ def test_update_repairs_a_drifted_quote_and_touches_nothing_else(upstream, capsy
     assert out == (  # the one change, as a diff of the post from its line 11 (the blank line before the fence)
         f"--- {upstream.post}\n"
         f"+++ {upstream.post}\n"
-        "@@ -11,6 +11,7 @@\n"
+        "@@ -12,6 +12,7 @@\n"
         " \n"
         " ```python\n"
         "     def __init__(self, value):\n"
@@ -124,7 +124,7 @@ def test_update_leaves_a_quote_outside_its_symbol_for_the_author(upstream, capsy
     assert report(err) == f"""\
 1 problem:
 
-docs/posts/p.md:8: REAL SOURCE pkg/mod.py (Symbol helper) at {upstream.commits[0][:7]}: quote is lines 9-11, outside the symbol (lines 4-5)
+docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol helper) at {upstream.commits[0][:7]}: quote is lines 9-11, outside the symbol (lines 4-5)
   hint: name the symbol these lines belong to, or quote lines inside the named symbol
 """
     assert upstream.post.read_text() == text
@@ -170,7 +170,7 @@ def test_update_leaves_a_quote_that_shares_nothing_with_its_symbol_and_says_why(
     assert report(err) == f"""\
 1 problem:
 
-docs/posts/p.md:8: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {commit}: quote differs from source (first difference at docs/posts/p.md:13, line 10 of the file); update left it alone: it shares only 14% with the closest lines of the source (less than 50%), so they are not the same code
+docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {commit}: quote differs from source (first difference at docs/posts/p.md:14, line 10 of the file); update left it alone: it shares only 14% with the closest lines of the source (less than 50%), so they are not the same code
 --- docs/posts/p.md (quote)
 +++ pkg/mod.py@{commit} lines 10-11
 @@ -1,2 +1,2 @@

@@ -74,7 +74,7 @@ def test_the_engine_has_no_import_cycle():
 LAYERS = [
     {"__main__"},
     {"engine"},
-    {"verify", "experiments", "rewrite", "guard", "overview"},
+    {"verify", "experiments", "rewrite", "guard", "overview", "scaffold"},
     {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare"},
     {"config", "frontmatter", "prose"},
     {"markers"},

@@ -158,7 +158,7 @@ def test_a_series_number_that_is_not_a_whole_number_fails_with_its_file(site):
     assert report(log) == """\
 1 problem:
 
-docs/posts/p.md:1: front matter: series 'X' is not a whole number from 1 to 9999
+docs/posts/p.md:3: front matter: series 'X' is not a whole number from 1 to 9999
   hint: write the post's number in the series, e.g. `series: 6`"""
 
 
@@ -174,8 +174,8 @@ def test_two_posts_with_one_series_number_fail_naming_both(site):
     assert report(log) == """\
 2 problems:
 
-docs/posts/p.md:1: front matter: series 1 is also the number of docs/posts/twin.md
+docs/posts/p.md:3: front matter: series 1 is also the number of docs/posts/twin.md
   hint: give each post its own number in the series
 
-docs/posts/twin.md:1: front matter: series 1 is also the number of docs/posts/p.md
+docs/posts/twin.md:3: front matter: series 1 is also the number of docs/posts/p.md
   hint: give each post its own number in the series"""

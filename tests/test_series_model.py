@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.series_model import duplicate_numbers, series_bar, series_entry, series_model
-from codeproof.structure import Entry, Problem, chinese_number
+from codeproof.blocks import parse_post
+from codeproof.frontmatter import front_matter, split_front_matter
+from codeproof.series_model import read_series, series_bar, series_model
+from codeproof.structure import Entry, chinese_number
 
 
 def post(number: int, title: str, slug: str) -> Entry:
@@ -43,22 +45,69 @@ def test_a_published_post_takes_the_place_of_its_announcement():
     assert model.posts == (five,) and model.post_at("posts/five.md") is five
 
 
-def test_front_matter_without_series_is_no_post_and_a_bad_number_is_a_problem():
-    assert series_entry({"title": "写作指南"}, "authoring.md", "authoring/", "docs/authoring.md") == (None, None)
-    entry, problem = series_entry({"series": "五"}, "posts/x.md", "posts/x/", "docs/posts/x.md")
-    assert entry is None
-    assert problem == Problem("docs/posts/x.md", 1, "front matter: series '五' is not a whole number from 1 to 9999",
-                              hint="write the post's number in the series, e.g. `series: 6`")
+def page(front_matter_text: str, src_uri: str = "posts/x.md"):
+    """What the build reads of a page: (front matter, parsed post, src_uri, url)."""
+    raw = f"---\n{front_matter_text}---\n\nProse.\n"
+    post = f"docs/{src_uri}"
+    first_line, body = split_front_matter(raw)
+    return front_matter(raw, post), parse_post(post, body, first_line), src_uri, src_uri.replace(".md", "/")
+
+
+def problems_of(*pages) -> list[str]:
+    return [str(problem) for problem in read_series(pages, {})[1]]
+
+
+def test_a_page_outside_posts_without_series_is_no_post():
+    model, problems, _ = read_series([page("title: 写作指南\n", "authoring.md")], {})
+    assert model.entries == () and problems == []
+
+
+@pytest.mark.parametrize("front, expected", [
+    ("title: x\ndate: 2026-01-01\n",
+     "docs/posts/x.md:1: front matter: every page in posts/ is a post of the series, and this one has no series number\n"
+     "  hint: add its number, e.g. `series: 6` (or move the page out of posts/)"),
+    ("title: x\nseries: 五\ndate: 2026-01-01\n",
+     "docs/posts/x.md:3: front matter: series '五' is not a whole number from 1 to 9999\n"
+     "  hint: write the post's number in the series, e.g. `series: 6`"),
+    ("title: x\nseries: 0\ndate: 2026-01-01\n",
+     "docs/posts/x.md:3: front matter: series 0 is not a whole number from 1 to 9999\n"
+     "  hint: write the post's number in the series, e.g. `series: 6`"),
+    ("series: 5\ndate: 2026-01-01\n",
+     "docs/posts/x.md:1: front matter: a post of the series needs a title\n"
+     '  hint: add it, e.g. title: "Autograd 源码学习（五）：标题"'),
+    ("title: x\nseries: 5\n",
+     "docs/posts/x.md:1: front matter: a post of the series needs a date\n  hint: add it, e.g. date: 2026-09-05"),
+    ("title: x\nseries: 5\ndate: 2026-02-30\n",
+     "docs/posts/x.md:1: front matter cannot be read: day is out of range for month\n"
+     "  hint: a date is written as 2026-09-05"),
+    ("title: x\nseries: 5\ndate: 05.09.2026\n",
+     "docs/posts/x.md:4: front matter: date '05.09.2026' is not a date\n  hint: write it as 2026-09-05"),
+    ("title: [x\nseries: 5\n",
+     "docs/posts/x.md:3: front matter is not YAML: did not find expected ',' or ']'\n"
+     "  hint: write each setting as `key: value`; quote values with : or # in them"),
+    ("title: x\nseries: 5\ndate: 2026-01-01\ntags: autograd\n",
+     "docs/posts/x.md:5: front matter: tags must be a list of words, not 'autograd'\n  hint: e.g. tags: [a, b]"),
+])
+def test_each_front_matter_mistake_of_a_post_is_a_problem_at_its_line(front, expected):
+    assert problems_of(page(front)) == [expected]
 
 
 def test_two_posts_with_one_number_are_each_a_problem_naming_the_other():
-    a, b = post(6, "A", "a"), post(6, "B", "b")
-    assert [str(p) for p in duplicate_numbers([a, b])] == [
-        "docs/posts/a.md:1: front matter: series 6 is also the number of docs/posts/b.md\n"
+    a = page("title: A\ndate: 2026-01-01\nseries: 6\n", "posts/a.md")
+    b = page("series: 6\ntitle: B\ndate: 2026-01-01\n", "posts/b.md")
+    assert problems_of(a, b) == [
+        "docs/posts/a.md:4: front matter: series 6 is also the number of docs/posts/b.md\n"
         "  hint: give each post its own number in the series",
-        "docs/posts/b.md:1: front matter: series 6 is also the number of docs/posts/a.md\n"
+        "docs/posts/b.md:2: front matter: series 6 is also the number of docs/posts/a.md\n"
         "  hint: give each post its own number in the series",
     ]
+
+
+def test_a_published_post_supersedes_its_announcement_with_a_note():
+    model, problems, notes = read_series([page("title: A\nseries: 5\ndate: 2026-01-01\n", "posts/a.md")], {5: "预告", 7: None})
+    assert problems == [] and [entry.number for entry in model.entries] == [5, 7]
+    assert notes == ["第五篇 is published (docs/posts/a.md): its announcement in extra.series.announced is superseded; "
+                     "remove it from mkdocs.yml (`./dev.sh new` does)"]
 
 
 def test_the_series_bar_links_published_neighbours_and_names_the_announced_number_beside():
@@ -77,5 +126,5 @@ def test_categories_come_in_the_order_the_series_first_reaches_them_each_with_it
 
 
 def test_a_post_takes_its_categories_from_front_matter_once_each():
-    entry, _ = series_entry({"series": 2, "categories": ["源码", "数学", "源码"]}, "posts/x.md", "posts/x/", "docs/posts/x.md")
-    assert entry.categories == ("源码", "数学")
+    model, _, _ = read_series([page("title: x\nseries: 2\ndate: 2026-01-01\ncategories: [源码, 数学, 源码]\n")], {})
+    assert model.posts[0].categories == ("源码", "数学")

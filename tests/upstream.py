@@ -35,6 +35,7 @@ POST = '''\
 ---
 title: "Fixture post"
 series: 1
+date: 2026-01-01
 ---
 
 Some prose.

@@ -3,11 +3,13 @@
     python -m codeproof check   [--no-cache]   verify every block; exit 1 on any problem
     python -m codeproof update  [--no-cache] [--force]   rewrite drifted quotes and outputs in place
     python -m codeproof lock                   record blob SHA-1s of newly quoted files
+    python -m codeproof new N TITLE [--slug S] scaffold post N in docs/posts/ and drop its announcement
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import sys
 import time
@@ -19,30 +21,47 @@ from .config import SeriesConfigError, load_config_file, series_from_extra
 from .engine import Engine, source_ref
 from .filesystem import shown_path
 from .rewrite import rewrite_post
+from .scaffold import new_post
+from .series_model import read_series
 from .sources import SourceError, default_store, git_blob_sha1
 from .structure import BlockKind, Problem, report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codeproof", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("check", "update", "lock"))
+    parser.add_argument("command", choices=("check", "update", "lock", "new"))
+    parser.add_argument("number", nargs="?", type=int, help="new: the post's number in the series")
+    parser.add_argument("title", nargs="?", help="new: its title, without the series name")
+    parser.add_argument("--slug", help="new: its file name, docs/posts/<slug>.md (default: from the title)")
     parser.add_argument("--config", default="mkdocs.yml", type=Path, help="the site's mkdocs.yml")
     parser.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs_dir of mkdocs.yml)")
     parser.add_argument("--no-cache", action="store_true", help="run every experiment again")
     parser.add_argument("--force", action="store_true",
                         help=f"update: also replace quotes that share less than {SIMILARITY_FLOOR * 100:.0f}%% with the source")
     args = parser.parse_args(argv)
+    if (args.command == "new") != (args.title is not None):
+        parser.error("new takes a number and a title (and only new does): new 5 \"Broadcasting 的反向传播\"")
     try:
         config = load_config_file(args.config)  # as the build reads it: MkDocs' loader, tags and checks
         series = series_from_extra(config.extra.get("series"), Path(config.config_file_path))
         docs = args.docs or Path(config.docs_dir)
         if not docs.is_dir():
             raise SeriesConfigError([Problem(str(docs), 1, "is not a folder of posts")])
-        posts = [read_post(path, shown_path(path, series.root))[0] for path in _markdown_files(docs)]
+        pages = []
+        for path in _markdown_files(docs):
+            parsed, front = read_post(path, shown_path(path, series.root))
+            src = path.relative_to(docs).as_posix()
+            pages.append((front, parsed, src, src))  # no site here: the source path stands in for the URL
+        posts = [parsed for _, parsed, _, _ in pages]
         if args.command == "lock":
             return lock(series, posts)
+        model, problems, notes = read_series(pages, series.announced)
+        if args.command == "new":
+            return new(series, Path(config.config_file_path), docs, model, args)
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
         return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force,
-                     known=guard.docs_problems(docs, series.root))
+                     known=guard.docs_problems(docs, series.root) + problems)
     except KeyboardInterrupt:
         print("interrupted: the experiments were stopped; every file is whole (posts are only ever replaced "
               "whole)", file=sys.stderr)
@@ -92,6 +111,15 @@ def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Prob
     if problems:
         print(report(problems), file=sys.stderr)
         return 1
+    return 0
+
+
+def new(series, config_file: Path, docs: Path, model, args) -> int:
+    done, problems = new_post(series, config_file, docs, model, args.number, args.title, args.slug, datetime.date.today())
+    if problems:
+        print(report(problems), file=sys.stderr)
+        return 1
+    print("\n".join(done) + "\nnext: write it, then ./dev.sh lock (for new source files) and ./dev.sh check")
     return 0
 
 

@@ -13,9 +13,9 @@ import unicodedata
 from pathlib import Path
 
 from .config import SHA_RE, normal_path, valid_repo
-from .frontmatter import front_matter, front_matter_problems, split_front_matter
+from .frontmatter import front_matter, split_front_matter
 from .markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visible
-from .structure import Block, BlockKind, ParsedPost, Problem
+from .structure import Block, BlockKind, FrontMatter, ParsedPost, Problem
 
 KEYS = {  # kind -> (required keys, optional keys) of its header
     BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo")),
@@ -32,14 +32,14 @@ MAX_FIELD = 500  # characters of a header value: more is a mistake, and parsing 
 EXAMPLE_LANGS = ("markdown", "md")
 
 
-def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
+def read_post(path: Path, shown: str) -> tuple[ParsedPost, FrontMatter]:
     """A post file parsed (its blocks, or the problem that it is not UTF-8) and its front matter,
     read as MkDocs reads it: without a byte order mark, with universal newlines."""
     if path.is_symlink() or not path.is_file():  # a link leads out of the repository; a FIFO blocks the build
         parsed = ParsedPost(post=shown, lines=[], first_line=1)
         parsed.problems.append(Problem(shown, 1, "is a link or not a regular file, so it cannot be a page",
                                        hint="keep posts as regular files in docs/"))
-        return parsed, {}
+        return parsed, FrontMatter()
     data = path.read_bytes()
     try:
         raw = data.decode("utf-8-sig")
@@ -48,15 +48,13 @@ def read_post(path: Path, shown: str) -> tuple[ParsedPost, dict]:
         line = data[: error.start].count(b"\n") + 1
         parsed.problems.append(Problem(shown, line, f"byte {error.start} (0x{data[error.start]:02x}) is not UTF-8",
                                        hint="save the post as UTF-8"))
-        return parsed, {}
+        return parsed, FrontMatter()
     raw = raw.replace("\r\n", "\n").replace("\r", "\n")  # as MkDocs reads it (universal newlines)
     too_much = _too_much_to_render(raw.split("\n"), shown)
     if too_much:
-        return ParsedPost(post=shown, lines=[], first_line=1, problems=too_much), {}
+        return ParsedPost(post=shown, lines=[], first_line=1, problems=too_much), FrontMatter()
     first_line, body = split_front_matter(raw)
-    parsed, meta = parse_post(shown, body, first_line), front_matter(raw)
-    parsed.problems += front_matter_problems(meta, raw.split("\n")[: first_line - 1], shown)
-    return parsed, meta
+    return parse_post(shown, body, first_line), front_matter(raw, shown)
 
 
 # Python-Markdown recurses into nested blocks and rescans runs of brackets and emphasis: past these sizes a

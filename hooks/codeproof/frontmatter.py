@@ -8,9 +8,9 @@ import re
 import yaml
 
 from .markers import MARKER, skeleton
+from .structure import FrontMatter, Problem
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML was built with it
-from .structure import Problem
 
 FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
 
@@ -21,12 +21,12 @@ HIDEABLE = ("navigation", "toc", "footer", "tags", "feedback", "path")
 UNSAFE = "<>&"  # the tags, the navigation and the feed publish text values as markup
 
 
-def front_matter_problems(meta: dict, head: list[str], post: str) -> list[Problem]:
-    """A problem for each key the site does not use and each value it cannot publish safely.
-    `head` is the front matter's lines, to name the line of a key."""
+def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
+    """A problem for each key the site does not use and each value it cannot publish safely."""
     def problem(key: str, what: str, hint: str) -> Problem:
-        line = next((n for n, text in enumerate(head, 1) if text.startswith(f"{key}:")), 1)
-        return Problem(post, line, f"front matter: {what}", hint=hint)
+        return Problem(post, front.line_of(key), f"front matter: {what}", hint=hint)
+
+    meta = front.meta
 
     problems = [problem(key, f"{key!r} is not a key this site uses: the theme would publish it unchecked",
                         f"remove it; the keys are {', '.join(KEYS)} (case-sensitive)")
@@ -72,10 +72,28 @@ def split_front_matter(raw: str) -> tuple[int, str]:
     return raw[: len(raw) - len(body)].count("\n") + 1, body
 
 
-def front_matter(raw: str) -> dict:
+def front_matter(raw: str, post: str) -> FrontMatter:
+    """The front matter as MkDocs reads it, the file line of each key, and why it cannot be read. (MkDocs
+    drops front matter it cannot read without a word, and publishes it as text.)"""
     match = FRONT_MATTER_RE.match(raw)
+    if not match:
+        return FrontMatter()
+    text = match.group(0)[match.group(0).index("\n") + 1 :]  # after the opening ---, so YAML's line 0 is file line 2
+    text = text[: text.rstrip("\n").rfind("\n") + 1]  # before the closing --- or ...
     try:
-        meta = yaml.load(match.group(0).strip().strip("-."), Loader=SAFE_LOADER) if match else None
-    except yaml.YAMLError:  # MkDocs reports it, with its line
-        meta = None
-    return meta if isinstance(meta, dict) else {}
+        node = yaml.compose(text, Loader=SAFE_LOADER)
+        meta = yaml.load(text, Loader=SAFE_LOADER)
+    except yaml.MarkedYAMLError as error:
+        line = 2 + (error.problem_mark or error.context_mark).line
+        return FrontMatter(problems=[Problem(post, line, f"front matter is not YAML: {error.problem}",
+                                            hint="write each setting as `key: value`; quote values with : or # in them")])
+    except (yaml.YAMLError, ValueError) as error:  # e.g. date: 2026-02-30, which YAML reads as a date
+        return FrontMatter(problems=[Problem(post, 1, f"front matter cannot be read: {error}",
+                                             hint="a date is written as 2026-09-05")])
+    if not isinstance(meta, dict):
+        return FrontMatter(problems=[Problem(post, 2, "front matter is not a list of `key: value` settings",
+                                             hint='e.g. title: "Autograd 源码学习（五）：标题"')])
+    lines = {key.value: 2 + key.start_mark.line for key, _ in node.value if isinstance(key, yaml.ScalarNode)}
+    front = FrontMatter(meta, lines)
+    front.problems += front_matter_problems(front, post)
+    return front

@@ -1,31 +1,66 @@
 """The series model, built once per build from the posts' front matter and `extra.series`.
 
-A page is a series post when its front matter gives `series: N`. Two posts with one number are a
+A page is a series post when its front matter gives `series: N`; every page in docs/posts/ must. Two posts with one number are a
 problem (one would hide the other); a published post takes the place of its number's announcement.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pymdownx.slugs import slugify
 
 from .config import MAX_NUMBER
 from .prose import first_paragraph, reading_minutes
-from .structure import Entry, Problem, SeriesModel
+from .structure import Entry, FrontMatter, ParsedPost, Problem, SeriesModel
 
 
-def series_entry(meta: dict, src_uri: str, url: str, post: str, body: str = "") -> tuple[Entry | None, Problem | None]:
-    """The post a page's front matter (and its Markdown `body`) describes (None for a page outside the series),
-    or why it cannot be one."""
+POSTS = "posts/"  # every page in docs/posts/ is a series post
+
+
+def read_series(pages: Iterable[tuple[FrontMatter, ParsedPost, str, str]], announced: dict[int, str | None]
+                ) -> tuple[SeriesModel, list[Problem], list[str]]:
+    """The series model from each page's (front matter, parsed post, src_uri, url), the problems of the front
+    matter, and notes for the log (an announcement its published post supersedes)."""
+    pages, posts, problems = list(pages), [], []
+    for front, parsed, src_uri, url in pages:
+        entry, found = (None, []) if front.unreadable else series_entry(front, parsed, src_uri, url)
+        posts += [entry] if entry else []
+        problems += front.problems + found
+    lines = {parsed.post: front.line_of("series") for front, parsed, _, _ in pages}
+    problems += duplicate_numbers(posts, lines)
+    notes = [f"{post.name} is published ({post.post}): its announcement in extra.series.announced is superseded; "
+             "remove it from mkdocs.yml (`./dev.sh new` does)" for post in posts if post.number in announced]
+    return series_model(posts, announced), problems, notes
+
+
+def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str) -> tuple[Entry | None, list[Problem]]:
+    """The post a page's front matter (and its Markdown) describes (None for a page outside the series), or why
+    it cannot be one."""
+    meta = front.meta
     if "series" not in meta:
-        return None, None
+        if not src_uri.startswith(POSTS):
+            return None, []
+        return None, [Problem(parsed.post, 1, "front matter: every page in posts/ is a post of the series, and this "
+                                              "one has no series number", hint="add its number, e.g. `series: 6` "
+                                              "(or move the page out of posts/)")]
+    problems = []
     number = meta["series"]
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_NUMBER:
-        return None, Problem(post, 1, f"front matter: series {number!r} is not a whole number from 1 to {MAX_NUMBER}",
-                             hint="write the post's number in the series, e.g. `series: 6`")
-    title = str(meta.get("title", "")).split("：", 1)[-1]
+        problems.append(Problem(parsed.post, front.line_of("series"), f"front matter: series {number!r} is not a whole "
+                                f"number from 1 to {MAX_NUMBER}", hint="write the post's number in the series, e.g. "
+                                                                      "`series: 6`"))
+    for key, example in (("title", 'title: "Autograd 源码学习（五）：标题"'), ("date", "date: 2026-09-05")):
+        if meta.get(key) in (None, ""):
+            problems.append(Problem(parsed.post, 1, f"front matter: a post of the series needs a {key}",
+                                    hint=f"add it, e.g. {example}"))
+    if problems:
+        return None, problems
+    body = "\n".join(parsed.lines)
+    title = str(meta["title"]).split("：", 1)[-1]
     categories = meta.get("categories") if isinstance(meta.get("categories"), list) else []  # checked in frontmatter
-    return Entry(number, title, url, src_uri, post, str(meta.get("date", "")), first_paragraph(body),
-                 reading_minutes(body), tuple(dict.fromkeys(str(c) for c in categories))), None
+    return Entry(number, title, url, src_uri, parsed.post, str(meta["date"]), first_paragraph(body),
+                 reading_minutes(body), tuple(dict.fromkeys(str(c) for c in categories))), []
 
 
 def category_anchor(category: str) -> str:
@@ -33,13 +68,13 @@ def category_anchor(category: str) -> str:
     return "category-" + slugify(case="lower")(category, "-")
 
 
-def duplicate_numbers(posts: list[Entry]) -> list[Problem]:
+def duplicate_numbers(posts: list[Entry], lines: dict[str, int]) -> list[Problem]:
     """Two posts with one number would hide one of them from the overview and the navigation."""
     by_number: dict[int, list[Entry]] = {}
     for post in posts:
         by_number.setdefault(post.number, []).append(post)
     return [
-        Problem(post.post, 1, f"front matter: series {post.number} is also the number of "
+        Problem(post.post, lines.get(post.post, 1), f"front matter: series {post.number} is also the number of "
                               f"{', '.join(other.post for other in same if other is not post)}",
                 hint="give each post its own number in the series")
         for same in by_number.values() if len(same) > 1 for post in same

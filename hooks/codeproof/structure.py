@@ -73,13 +73,29 @@ class Block:
 
 
 @dataclass
+class FrontMatter:
+    """A page's front matter as MkDocs reads it, with the file line of each key and why it cannot be read."""
+
+    meta: dict = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def unreadable(self) -> bool:
+        return not self.meta and bool(self.problems)
+
+    def line_of(self, key: str) -> int:
+        """The file line of a key, or 1 (where front matter starts) when it has none."""
+        return self.lines.get(key, 1)
+
+
+@dataclass
 class ParsedPost:
     post: str
     lines: list[str]
     first_line: int  # file line number of lines[0]
     blocks: list[Block] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-
     @property
     def unreadable(self) -> bool:
         """The file could not be read as text (its problem says why), so it has no lines at all."""

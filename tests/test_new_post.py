@@ -1,0 +1,104 @@
+"""`./dev.sh new N TITLE`: a post is one new file, scaffolded from the series, and its announcement goes."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from codeproof.__main__ import main as codeproof
+from fixture_site import make_site
+
+ANNOUNCED = """\
+    announced:
+    # what comes next (this comment stays)
+    - number: 2
+      title: 二的预告
+    - number: 3
+"""
+
+
+@pytest.fixture
+def site(tmp_path):
+    site = make_site(tmp_path, material=True)
+    config = site.root / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("  series:\n", "  series:\n" + ANNOUNCED, 1), encoding="utf-8")
+    return site
+
+
+def new(site, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = codeproof(["new", *args, "--config", str(site.root / "mkdocs.yml")])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_a_new_post_is_scaffolded_its_announcement_removed_and_the_site_builds_with_it(site):
+    before = (site.root / "mkdocs.yml").read_text(encoding="utf-8")
+    code, out, _ = new(site, "2", "Broadcasting 的反向传播")
+    assert code == 0
+    assert out.splitlines()[:2] == ["wrote docs/posts/broadcasting.md: Fixture series（二）：Broadcasting 的反向传播",
+                                    f"removed the announcement of 第二篇 from mkdocs.yml (line {before.split(chr(10)).index('    - number: 2') + 1})"]
+    after = (site.root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert after == before.replace("    - number: 2\n      title: 二的预告\n", "")  # the comment and the rest stay
+    text = (site.root / "docs" / "posts" / "broadcasting.md").read_text(encoding="utf-8")
+    assert text.startswith('---\ntitle: "Fixture series（二）：Broadcasting 的反向传播"\nseries: 2\ndate: ')
+    assert "\n## 本文目标\n" in text and "\n## 参考资料\n" in text
+    built, log = site.build()
+    assert built is not None, log
+    nav = LexborHTMLParser((built / "posts" / "broadcasting" / "index.html").read_text(encoding="utf-8"))
+    assert "第二篇：Broadcasting 的反向传播" in [a.text(strip=True) for a in nav.css("nav.md-nav--primary a")]
+
+
+def test_the_last_announcement_removed_leaves_an_empty_list(site):
+    new(site, "2", "二", "--slug", "two")
+    new(site, "3", "三", "--slug", "three")
+    assert "    announced: []\n    # what comes next (this comment stays)\n    baseline:" in (
+        site.root / "mkdocs.yml").read_text(encoding="utf-8")
+    built, log = site.build()
+    assert built is not None, log
+
+
+def test_new_refuses_a_number_that_is_published(site):
+    code, out, err = new(site, "1", "重复")
+    assert (code, out) == (1, "")
+    assert err == "1 problem:\n\ndocs/posts/p.md:1: new: 第一篇 is published already\n" \
+                  "  hint: choose a number no post has; the overview lists them\n"
+    assert not (site.root / "docs" / "posts" / "post-01.md").exists()
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["4", "标题", "--slug", "Bad Slug"], "mkdocs.yml:1: new: the slug 'Bad Slug' is not lowercase words joined by -\n"
+                                          "  hint: e.g. --slug broadcasting-vjp"),
+    (["4", "标题", "--slug", "p"], "docs/posts/p.md:1: new: the file exists already\n  hint: choose another slug with --slug"),
+    (["4", "两行\n标题"], "mkdocs.yml:1: new: the title '两行\\n标题' is not one line of text\n"
+                        '  hint: e.g. "Broadcasting 的反向传播"'),
+    (["4", "a <b>"], "docs/posts/a-b.md:2: front matter: title 'Fixture series（四）：a <b>' holds <>, which the "
+                     "navigation, tags and feed would publish as markup\n  hint: write it without <, > and & (use 与 or "
+                     "“and” for &)"),
+    (["0", "零"], "mkdocs.yml:1: new: 0 is not a series number from 1 to 9999"),
+])
+def test_new_refuses_what_would_not_build_and_writes_nothing(site, args, expected):
+    before = sorted((site.root / "docs").rglob("*"))
+    code, _, err = new(site, *args)
+    assert (code, err) == (1, f"1 problem:\n\n{expected}\n")
+    assert sorted((site.root / "docs").rglob("*")) == before
+
+
+def test_a_published_post_supersedes_its_announcement_with_an_info_line_not_a_failure(site):
+    post = site.post.read_text(encoding="utf-8")
+    (site.root / "docs" / "posts" / "q.md").write_text(post.replace("series: 1", "series: 3"), encoding="utf-8")
+    logger = logging.getLogger("mkdocs")
+    level = logger.level
+    logger.setLevel(logging.INFO)  # as `mkdocs build` runs
+    try:
+        built, log = site.build()
+    finally:
+        logger.setLevel(level)
+    assert built is not None, log
+    assert "第三篇 is published (docs/posts/q.md): its announcement in extra.series.announced is superseded; " \
+           "remove it from mkdocs.yml (`./dev.sh new` does)" in log
