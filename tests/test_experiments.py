@@ -22,7 +22,7 @@ from codeproof.config import series_from_extra
 from codeproof.engine import Engine, run_failure
 from codeproof.experiments import FIXED_ENV, NO_CACHE_ENV, ExperimentRunner
 from codeproof.resources import ZIP_EPOCH, build_archive, read_resources
-from codeproof.structure import Problem
+from codeproof.structure import Problem, Tolerance
 
 REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
 POST = "docs/posts/x.md"
@@ -413,7 +413,7 @@ def test_a_changed_line_is_a_mismatch():
 
 
 def test_tolerance_accepts_numbers_within_it():
-    assert outputs_match("x=2.5322186", "x=2.53221860000001", tolerance=1e-7)
+    assert outputs_match("x=2.5322186", "x=2.53221860000001", tolerance=Tolerance(rel=1e-7))
 
 
 def test_without_tolerance_close_numbers_must_match_exactly():
@@ -421,15 +421,15 @@ def test_without_tolerance_close_numbers_must_match_exactly():
 
 
 def test_tolerance_rejects_numbers_beyond_it():
-    assert not outputs_match("x=2.5322186", "x=2.5323", tolerance=1e-7)
+    assert not outputs_match("x=2.5322186", "x=2.5323", tolerance=Tolerance(rel=1e-7))
 
 
 def test_tolerance_still_requires_the_text_to_match_exactly():
-    assert not outputs_match("x=2.5322186", "y=2.5322186", tolerance=1e-7)
-    assert not outputs_match("x=2.5322186", "x= 2.5322186", tolerance=1e-7)
+    assert not outputs_match("x=2.5322186", "y=2.5322186", tolerance=Tolerance(rel=1e-7))
+    assert not outputs_match("x=2.5322186", "x= 2.5322186", tolerance=Tolerance(rel=1e-7))
 
 
-@pytest.mark.parametrize("tolerance", [None, 1e-7])
+@pytest.mark.parametrize("tolerance", [None, Tolerance(rel=1e-7)])
 def test_a_different_number_of_lines_is_a_mismatch(tolerance):
     assert not outputs_match("x=1\ny=2", "x=1", tolerance=tolerance)
     assert not outputs_match("x=1", "x=1\ny=2", tolerance=tolerance)

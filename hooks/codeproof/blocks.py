@@ -15,7 +15,7 @@ from pathlib import Path
 from .config import SHA_RE, normal_path, valid_repo
 from .frontmatter import front_matter, split_front_matter
 from .markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visible
-from .structure import Block, BlockKind, FrontMatter, ParsedPost, Problem
+from .structure import Block, BlockKind, FrontMatter, ParsedPost, Problem, Tolerance
 
 KEYS = {  # kind -> (required keys, optional keys) of its header
     BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo")),
@@ -185,6 +185,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
         problems.append(Problem(parsed.post, line + offset, f"{kind}: {message}", hint=hint))
 
     fields: dict[str, str] = {}
+    offsets: dict[str, int] = {}  # key -> its line, counted from the header line
     i = start + 1
     while i < len(lines) and lines[i].strip() and not FENCE_RE.match(lines[i]):
         match = FIELD_RE.match(lines[i])
@@ -194,8 +195,15 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
             problem(i - start, f"{match.group(1)} is given twice", "keep one")
         else:
             fields[match.group(1)] = match.group(2).strip()
+            offsets[match.group(1)] = i - start
         i += 1
     _check_fields(kind, fields, problem)
+    tolerance = None
+    if "Tolerance" in fields:
+        try:
+            tolerance = parse_tolerance(fields["Tolerance"])
+        except ValueError as error:
+            problem(offsets["Tolerance"], f"Tolerance {fields['Tolerance']!r}: {error}", TOLERANCE_HINT)
 
     end, quote, quote_start = i, None, None
     if i < len(lines) and lines[i].strip():  # a fence right after the header lines
@@ -228,7 +236,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     if problems:
         parsed.problems.extend(problems)
     else:
-        parsed.blocks.append(Block(kind, fields, quote, parsed.post, line, start, end, quote_start))
+        parsed.blocks.append(Block(kind, fields, quote, parsed.post, line, start, end, quote_start, tolerance))
     return max(end, start + 1)
 
 
@@ -257,11 +265,41 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
         problem(0, f"Commit {fields['Commit']!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")
     if "Repo" in fields and not valid_repo(fields["Repo"]):
         problem(0, f"Repo {fields['Repo']!r} is not owner/name", "e.g. HIPS/autograd, or omit it for the baseline")
-    if "Tolerance" in fields:
-        try:
-            tolerance = float(fields["Tolerance"])
-        except ValueError:
-            tolerance = math.nan
-        if not 0 < tolerance < 1:  # also refuses nan and inf: a relative tolerance is a fraction
-            problem(0, f"Tolerance {fields['Tolerance']!r} is not a finite number between 0 and 1",
-                    "a relative tolerance, e.g. Tolerance: 1e-7")
+
+
+TOLERANCE_HINT = ("write `Tolerance: 1e-7` (a relative tolerance), or `Tolerance: rel=1e-7, abs=1e-12` "
+                  "(abs for values near zero; either key may stand alone)")
+
+
+def parse_tolerance(text: str) -> Tolerance:
+    """A Tolerance line's value: one number (the relative tolerance), or `key=value` parts split by commas
+    with the keys rel and abs. Raises ValueError saying what is wrong."""
+    if "=" not in text:
+        given = {"rel": text}
+    else:
+        given = {}
+        for part in text.split(","):
+            key, equals, value = (piece.strip() for piece in part.partition("="))
+            if not equals:
+                raise ValueError(f"{part.strip()!r} is not key=value")
+            if key not in ("rel", "abs"):
+                raise ValueError(f"unknown key {key!r}: the keys are rel and abs")
+            if key in given:
+                raise ValueError(f"{key} is given twice")
+            given[key] = value
+    numbers = {key: _number(value) for key, value in given.items()}
+    rel, absolute = numbers.get("rel", 0.0), numbers.get("abs", 0.0)
+    if "rel" in numbers and not 0 < rel < 1:  # also refuses nan and inf: a relative tolerance is a fraction
+        raise ValueError(f"rel must be a finite number between 0 and 1, not {given['rel']}")
+    if not (math.isfinite(absolute) and absolute >= 0):
+        raise ValueError(f"abs must be a finite number of at least 0, not {given['abs']}")
+    if not rel and not absolute:
+        raise ValueError("abs=0 alone allows no difference at all")
+    return Tolerance(rel, absolute)
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None

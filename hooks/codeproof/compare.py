@@ -1,10 +1,19 @@
-"""Compare what an experiment printed with the output a post records."""
+"""Compare what an experiment printed with the output a post records.
+
+Under a Tolerance, the printed output is first reconciled with the recorded one: every number within
+tolerance of the number recorded in its place takes the recorded text. The output matches when the
+reconciled lines are the recorded ones; the diff shows only what is out of tolerance; and `update` writes
+the reconciled lines, so it keeps the author's numbers wherever they still hold.
+"""
 
 from __future__ import annotations
 
 import difflib
 import math
 import re
+from dataclasses import dataclass, field
+
+from .structure import Tolerance
 
 NUMBER_RE = re.compile(r"([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
 
@@ -17,33 +26,79 @@ def normalize(text: str) -> list[str]:
     return lines
 
 
-def outputs_match(recorded: str, actual: str, tolerance: float | None = None) -> bool:
+@dataclass(frozen=True)
+class OutOfTolerance:
+    """A printed number farther from the recorded one than the tolerance allows."""
+
+    line: int  # 0-based line of the recorded output
+    recorded: str  # the numbers as written
+    printed: str
+
+    @property
+    def absolute(self) -> float:
+        return abs(float(self.recorded) - float(self.printed))
+
+    @property
+    def relative(self) -> float:
+        """The difference over the larger magnitude, as math.isclose measures it."""
+        return self.absolute / max(abs(float(self.recorded)), abs(float(self.printed)))
+
+
+@dataclass
+class Reconciled:
+    lines: list[str]  # the printed lines, numbers within tolerance written as recorded
+    out: list[OutOfTolerance] = field(default_factory=list)
+
+
+def reconcile(recorded: str, actual: str, tolerance: Tolerance | None) -> Reconciled:
+    """The printed output as the post should record it. Lines are paired by difflib over their text
+    without the numbers, so a line printed more or less does not pair every line after it with the wrong
+    one; a line that pairs with none is taken as printed."""
     want, got = normalize(recorded), normalize(actual)
     if tolerance is None:
-        return want == got
-    return len(want) == len(got) and all(_line_close(w, g, tolerance) for w, g in zip(want, got))
+        return Reconciled(got)
+    reconciled = Reconciled([])
+    matcher = difflib.SequenceMatcher(None, [_text_of(line) for line in want], [_text_of(line) for line in got],
+                                      autojunk=False)
+    for tag, w1, _, g1, g2 in matcher.get_opcodes():
+        for offset in range(g2 - g1):
+            line = got[g1 + offset]
+            if tag == "equal":
+                line = _reconcile_line(w1 + offset, want[w1 + offset], line, tolerance, reconciled.out)
+            reconciled.lines.append(line)
+    return reconciled
 
 
-def _line_close(want: str, got: str, tolerance: float) -> bool:
-    # re.split with a group alternates text and numbers: text must be equal, numbers close.
-    want_parts, got_parts = NUMBER_RE.split(want), NUMBER_RE.split(got)
-    if len(want_parts) != len(got_parts):
-        return False
-    for index, (w, g) in enumerate(zip(want_parts, got_parts)):
-        if index % 2 == 0 and w != g:
-            return False
-        if index % 2 == 1 and not math.isclose(float(w), float(g), rel_tol=tolerance, abs_tol=0.0):
-            return False
-    return True
+def _text_of(line: str) -> tuple[str, ...]:
+    # re.split with a group alternates text and numbers: the even parts are the text.
+    return tuple(NUMBER_RE.split(line)[0::2])
 
 
-def output_diff(recorded: str, actual: str, script: str) -> str:
+def _reconcile_line(index: int, want: str, got: str, tolerance: Tolerance, out: list[OutOfTolerance]) -> str:
+    """`got` with each number within tolerance of its recorded one written as recorded (the texts are equal)."""
+    parts, recorded = NUMBER_RE.split(got), NUMBER_RE.split(want)
+    for k in range(1, len(parts), 2):
+        if math.isclose(float(recorded[k]), float(parts[k]), rel_tol=tolerance.rel, abs_tol=tolerance.abs):
+            parts[k] = recorded[k]
+        else:
+            out.append(OutOfTolerance(index, recorded[k], parts[k]))
+    return "".join(parts)
+
+
+def outputs_match(recorded: str, actual: str, tolerance: Tolerance | None = None) -> bool:
+    return reconcile(recorded, actual, tolerance).lines == normalize(recorded)
+
+
+def output_diff(recorded: str, reconciled: Reconciled, script: str, tolerance: Tolerance | None) -> str:
+    """The diff from the recorded output to the reconciled one: under a tolerance, a line whose numbers are
+    all within it is not marked."""
+    printed = f"printed by python -B {script}"
     return "".join(
         difflib.unified_diff(
             [line + "\n" for line in normalize(recorded)],
-            [line + "\n" for line in normalize(actual)],
+            [line + "\n" for line in reconciled.lines],
             fromfile="recorded in the post",
-            tofile=f"printed by python -B {script}",
+            tofile=f"{printed}, numbers within tolerance as recorded" if tolerance else printed,
             n=2,
         )
     )

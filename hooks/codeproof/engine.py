@@ -10,11 +10,11 @@ from typing import Callable, Iterable
 
 from . import render, resources
 from .markers import marker_kind
-from .compare import normalize, output_diff, outputs_match
+from .compare import Reconciled, normalize, output_diff, reconcile
 from .config import Baseline, Series
 from .experiments import ExperimentRunner
 from .sources import SourceError, SourceStore, default_store
-from .structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult
+from .structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
 from .verify import verify_script_quote, verify_source_quote
 
 
@@ -74,7 +74,8 @@ class Engine:
             proved.cards += checked.problem is None
             proved.accounted.add(checked.block.line)
             if checked.block.kind is BlockKind.OUTPUT and checked.problem is None and checked.warning is None:
-                proved.outputs[checked.block.fields["File"]] = checked.excerpt.text
+                # what it printed, which the card may show only to within a tolerance
+                proved.outputs[checked.block.fields["File"]] = "\n".join(normalize(checked.run.stdout))
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]
@@ -99,7 +100,7 @@ class Engine:
         page = link(resources.script_page_url(block.fields["File"]))
         if block.kind is BlockKind.EXPERIMENT:
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal)
-        return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run), self.seal)
+        return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run, block.tolerance), self.seal)
 
     def _script(self, name: str) -> tuple[str | None, str, str]:
         """(text, "", "") of a script a block names, as the build publishes and runs it; or (None, why, hint)."""
@@ -130,19 +131,37 @@ class Engine:
         failure = run_failure(run, self.series.experiment_timeout)
         if failure:
             return self._problem(block, f"OUTPUT {script}: {failure}", "run the script by hand and fix it", run)
-        actual = "\n".join(normalize(run.stdout))
-        verified = Checked(block, excerpt=Excerpt(1, actual.count("\n") + 1, actual), run=run, repair=actual)
         if block.quote is None:
+            actual = "\n".join(normalize(run.stdout))
             warning = Problem(block.post, block.line, f"OUTPUT {script}: no output is recorded; the build inserted what it printed",
                               detail=actual, hint="run `./dev.sh update` to record it in the post")
-            return Checked(block, excerpt=verified.excerpt, warning=warning, repair=actual, run=run)
-        tolerance = float(block.fields["Tolerance"]) if "Tolerance" in block.fields else None
-        if outputs_match(block.quote, run.stdout, tolerance):
-            return verified
-        problem = Problem(block.post, block.line, f"OUTPUT {script}: output differs from the recorded output",
-                          detail=output_diff(block.quote, run.stdout, script),
-                          hint="run `./dev.sh update` to record the new output, or fix the experiment")
-        return Checked(block, problem=problem, repair=actual, run=run)
+            return Checked(block, excerpt=_whole(actual), warning=warning, repair=actual, run=run)
+        reconciled, recorded = reconcile(block.quote, run.stdout, block.tolerance), normalize(block.quote)
+        if reconciled.lines == recorded:
+            # The card shows the recorded text: the author's numbers, which agree with the run within the
+            # tolerance (the stamp says so); without one, it is exactly what the run printed.
+            return Checked(block, excerpt=_whole("\n".join(recorded)), run=run, repair="\n".join(recorded))
+        return Checked(block, problem=self._mismatch(block, reconciled), repair="\n".join(reconciled.lines), run=run)
+
+    @staticmethod
+    def _mismatch(block: Block, reconciled: Reconciled) -> Problem:
+        """The output differs: each number out of tolerance at its post line, then the diff."""
+        script, tolerance = block.fields["File"], block.tolerance
+        message = f"OUTPUT {script}: output differs from the recorded output"
+        numbers = []
+        for number in reconciled.out:
+            differences = f"relative difference {number_text(number.relative, 2)}"
+            if tolerance.abs:
+                differences += f", absolute difference {number_text(number.absolute, 2)}"
+            numbers.append(f"{block.post}:{block.quote_line(number.line)}: recorded {number.recorded}, "
+                           f"printed {number.printed}: {differences}, tolerance {tolerance}\n")
+        if numbers:
+            count = len(numbers)
+            message += f"; {count} {'number is' if count == 1 else 'numbers are'} out of tolerance"
+        kept = " (numbers within tolerance keep their recorded text)" if tolerance else ""
+        hint = f"run `./dev.sh update` to record the new output{kept}, or fix the experiment"
+        return Problem(block.post, block.line, message, hint=hint,
+                       detail="".join(numbers) + output_diff(block.quote, reconciled, script, tolerance))
 
     def _version_problem(self) -> str | None:
         installed, pinned = self.runner.versions["autograd"], self.series.baseline.version
@@ -168,8 +187,23 @@ def run_failure(run: RunResult, timeout: float) -> str | None:
     return None
 
 
-def stamp(run: RunResult) -> str:
+def stamp(run: RunResult, tolerance: Tolerance | None) -> str:
     v = run.versions
     when = f"缓存，验证于 {run.verified_on}" if run.cached else f"验证于 {run.verified_on}"
-    return (f"✓ 输出已验证 · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
+    return (f"✓ 输出已验证{agreement(tolerance)} · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
             f" · 运行 {run.seconds:.2f} s · {when}")
+
+
+def agreement(tolerance: Tolerance | None) -> str:
+    """What the stamp adds under a tolerance: the card shows the recorded output, which agrees with the run
+    only to within it."""
+    if tolerance is None:
+        return ""
+    rel, absolute = number_text(tolerance.rel), number_text(tolerance.abs)
+    if tolerance.rel and tolerance.abs:
+        return f" · 与运行结果在相对误差 {rel}、绝对误差 {absolute} 内一致"
+    return f" · 与运行结果在 {rel} 相对误差内一致" if tolerance.rel else f" · 与运行结果在 {absolute} 绝对误差内一致"
+
+
+def _whole(output: str) -> Excerpt:
+    return Excerpt(1, output.count("\n") + 1, output)

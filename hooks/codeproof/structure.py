@@ -57,6 +57,27 @@ class BlockKind(Enum):
         return "text" if self is BlockKind.OUTPUT else "python"
 
 
+def number_text(x: float, digits: int | None = None) -> str:
+    """A float as an author writes it (1e-7, not Python's 1e-07): exactly, or to `digits` significant digits."""
+    mantissa, _, exponent = (f"{x:.{digits}g}" if digits else repr(x)).partition("e")
+    return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far a number printed may be from the number an [OUTPUT] block records in its place, as
+    math.isclose measures it: |recorded - printed| <= max(rel * the larger magnitude, abs). `abs` is for
+    values near zero, where no relative tolerance helps."""
+
+    rel: float = 0.0
+    abs: float = 0.0
+
+    def __str__(self) -> str:
+        """As the author writes it in the header, e.g. rel=1e-7, abs=1e-12."""
+        given = (("rel", self.rel), ("abs", self.abs))
+        return ", ".join(f"{key}={number_text(value)}" for key, value in given if value)
+
+
 @dataclass(frozen=True)
 class Block:
     kind: BlockKind
@@ -67,9 +88,14 @@ class Block:
     start: int  # index of the header line in the parsed text
     end: int  # index just past the block (past the closing fence, or the header paragraph)
     quote_start: int | None = None  # index of the first quoted line, when there is a fence
+    tolerance: Tolerance | None = None  # of an [OUTPUT] block's numbers, from its Tolerance line
 
     def where(self) -> str:
         return f"{self.post}:{self.line}"
+
+    def quote_line(self, k: int) -> int:
+        """The file line of the quote's line k (0-based)."""
+        return self.line + self.quote_start - self.start + k
 
 
 @dataclass

@@ -97,7 +97,7 @@ def _locate(
     first, closest, similarity = _closest_run(file, quote, region)
     last = first + len(closest) - 1
     k = next((k for k, (a, b) in enumerate(zip(quote, closest)) if a != b), min(len(quote), len(closest)))
-    where = f"{block.post}:{block.line + block.quote_start - block.start + k}"  # the post line of quote line k
+    where = f"{block.post}:{block.quote_line(k)}"
     message = f"{label}: quote differs from source (first difference at {where}, line {first + k} of the file)"
     diff = list(difflib.unified_diff(quote, closest, f"{block.post} (quote)", f"{name} lines {first}-{last}",
                                      n=2, lineterm=""))
