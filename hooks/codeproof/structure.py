@@ -71,6 +71,11 @@ class Block:
     def where(self) -> str:
         return f"{self.post}:{self.line}"
 
+    @property
+    def dedent(self) -> bool:
+        """Whether its card shows the quote without the indentation its lines share (`Dedent: yes`, the default)."""
+        return self.fields.get("Dedent", "yes") == "yes"
+
 
 @dataclass
 class ParsedPost:
