@@ -67,7 +67,7 @@ NOT_YES_OR_NO = ("is neither yes nor no\n  hint: write `Dedent: no` to show the 
          "REAL SOURCE: unknown key 'Colour'\n  hint: REAL SOURCE takes File, Symbol, Commit, Repo, Dedent"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nDedent: No", f"REAL SOURCE: Dedent 'No' {NOT_YES_OR_NO}"),
         ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: p\nDedent: false", f"EXPERIMENT: Dedent 'false' {NOT_YES_OR_NO}"),
-        ("[OUTPUT]\nFile: experiments/a.py\nDedent: no",
+        ("[OUTPUT]\nFile: experiments/a.py\nDedent: off",
          "OUTPUT: unknown key 'Dedent'\n  hint: OUTPUT takes File, Tolerance"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nCommit: 90dbeb8",
          "REAL SOURCE: Commit '90dbeb8' is not a full 40-hex SHA\n  hint: write the full commit, or omit it for the baseline"),

@@ -259,7 +259,7 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
         problem(0, f"Commit {fields['Commit']!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")
     if "Repo" in fields and not valid_repo(fields["Repo"]):
         problem(0, f"Repo {fields['Repo']!r} is not owner/name", "e.g. HIPS/autograd, or omit it for the baseline")
-    if fields.get("Dedent", "yes") not in ("yes", "no"):
+    if "Dedent" in optional and fields.get("Dedent", "yes") not in ("yes", "no"):
         problem(0, f"Dedent {fields['Dedent']!r} is neither yes nor no",
                 "write `Dedent: no` to show the quote with the file's indentation; yes (the default) removes the "
                 "indentation its lines share")

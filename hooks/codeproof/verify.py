@@ -81,11 +81,11 @@ def verify_script_quote(block: Block, text: str) -> Checked:
     label = f"EXPERIMENT {block.fields['File']}"
     script = _analyse(text)
     region = Span(1, len(script.lines))
-    return _locate(block, script, label, lambda first, last: True, region, block.fields["File"])
+    return _locate(block, script, label, lambda first, last: True, region, block.fields["File"], "the script")
 
 
 def _locate(
-    block: Block, file: _File, label: str, inside: Callable[[int, int], bool], region: Span, name: str, scope: str = ""
+    block: Block, file: _File, label: str, inside: Callable[[int, int], bool], region: Span, name: str, scope: str
 ) -> Checked:
     """`scope` says which lines `inside` accepts, for the message of a quote found outside them."""
     if block.quote is None:  # a header alone asks for the whole region
