@@ -53,6 +53,8 @@ def test_blocks_shown_inside_code_fences_are_not_blocks():
 
 
 NOT_A_PATH = "must be a relative POSIX path without '..' or invisible characters\n  hint: write it as in the repository, e.g. autograd/core.py"
+NOT_YES_OR_NO = ("is neither yes nor no\n  hint: write `Dedent: no` to show the quote with the file's indentation; yes (the "
+                 "default) removes the indentation its lines share")
 
 
 @pytest.mark.parametrize(
@@ -61,7 +63,11 @@ NOT_A_PATH = "must be a relative POSIX path without '..' or invisible characters
         ("[REAL SOURCE]\nSymbol: f", "REAL SOURCE: File is missing or empty\n  hint: add a `File: …` line to the header"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol:", "REAL SOURCE: Symbol is missing or empty\n  hint: add a `Symbol: …` line to the header"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nColour: red",
-         "REAL SOURCE: unknown key 'Colour'\n  hint: REAL SOURCE takes File, Symbol, Commit, Repo"),
+         "REAL SOURCE: unknown key 'Colour'\n  hint: REAL SOURCE takes File, Symbol, Commit, Repo, Dedent"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nDedent: No", f"REAL SOURCE: Dedent 'No' {NOT_YES_OR_NO}"),
+        ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: p\nDedent: false", f"EXPERIMENT: Dedent 'false' {NOT_YES_OR_NO}"),
+        ("[OUTPUT]\nFile: experiments/a.py\nDedent: off",
+         "OUTPUT: unknown key 'Dedent'\n  hint: OUTPUT takes File, Tolerance"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nCommit: 90dbeb8",
          "REAL SOURCE: Commit '90dbeb8' is not a full 40-hex SHA\n  hint: write the full commit, or omit it for the baseline"),
         ("[REAL SOURCE]\nFile: /etc/passwd\nSymbol: f", f"REAL SOURCE: File '/etc/passwd' {NOT_A_PATH}"),

@@ -194,3 +194,27 @@ docs/posts/x.md:1: EXPERIMENT experiments/a.py: quote differs from source (first
 -b = 2
 +b = 3
   hint: run `./dev.sh update` to take lines 2-2 from the pinned file, or fix the quote by hand"""
+
+
+TWICE = "count = 0\n\n\ndef bump():\n    pass\n\n\ncount += 1\n"  # `count` stands on lines 1 and 8
+
+
+def test_a_quote_of_a_name_assigned_twice_lies_within_one_of_its_statements():
+    assert check("count", "count += 1", TWICE).excerpt.first == 8
+
+
+def test_a_quote_across_both_statements_of_a_name_assigned_twice_is_refused_naming_both():
+    quote = "count = 0\n\n\ndef bump():\n    pass\n\n\ncount += 1"
+    assert str(check("count", quote, TWICE).problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol count) at aaaaaaa: quote is lines 1-8, outside the symbol "
+        "(lines 1-1, 8-8 of 'count', one of which must hold it)\n"
+        "  hint: name the symbol these lines belong to, or quote lines inside the named symbol"
+    )
+
+
+def test_a_header_alone_of_a_name_assigned_twice_is_refused():
+    assert str(check("count", source=TWICE).problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol count) at aaaaaaa: symbol 'count' stands in 2 places "
+        "(lines 1-1, 8-8), so a header alone cannot say which to insert\n"
+        "  hint: quote the lines you mean in a fenced block"
+    )

@@ -18,8 +18,8 @@ from .markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visibl
 from .structure import Block, BlockKind, FrontMatter, ParsedPost, Problem, Tolerance
 
 KEYS = {  # kind -> (required keys, optional keys) of its header
-    BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo")),
-    BlockKind.EXPERIMENT: (("File", "Purpose"), ()),
+    BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo", "Dedent")),
+    BlockKind.EXPERIMENT: (("File", "Purpose"), ("Dedent",)),
     BlockKind.OUTPUT: (("File",), ("Tolerance",)),
 }
 HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
@@ -265,6 +265,10 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
         problem(0, f"Commit {fields['Commit']!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")
     if "Repo" in fields and not valid_repo(fields["Repo"]):
         problem(0, f"Repo {fields['Repo']!r} is not owner/name", "e.g. HIPS/autograd, or omit it for the baseline")
+    if "Dedent" in optional and fields.get("Dedent", "yes") not in ("yes", "no"):
+        problem(0, f"Dedent {fields['Dedent']!r} is neither yes nor no",
+                "write `Dedent: no` to show the quote with the file's indentation; yes (the default) removes the "
+                "indentation its lines share")
 
 
 TOLERANCE_HINT = ("write `Tolerance: 1e-7` (a relative tolerance), or `Tolerance: rel=1e-7, abs=1e-12` "

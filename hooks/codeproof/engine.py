@@ -96,10 +96,11 @@ class Engine:
         """Markdown for a verified block; `link` turns a site URL into one relative to the page."""
         block, excerpt = checked.block, checked.excerpt
         if block.kind is BlockKind.SOURCE:
-            return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt, self.seal)
+            return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt, self.seal, block.dedent)
         page = link(resources.script_page_url(block.fields["File"]))
         if block.kind is BlockKind.EXPERIMENT:
-            return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal)
+            return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal,
+                                          block.dedent)
         return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run, block.tolerance), self.seal)
 
     def _script(self, name: str) -> tuple[str | None, str, str]:

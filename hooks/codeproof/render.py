@@ -9,6 +9,7 @@ first line number; the fence is the one value passed to a template as it is (Mar
 from __future__ import annotations
 
 import secrets
+import textwrap
 
 import jinja2
 from markupsafe import Markup, escape
@@ -46,23 +47,30 @@ def _render(template: str, seal: str, **values) -> str:
     return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, **values)
 
 
-def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str) -> str:
+def _code_fence(kind: BlockKind, excerpt: Excerpt, dedent: bool) -> str:
+    """The quote as its card shows it, numbered with the file's lines. `dedent` removes the indentation its
+    lines share (blank lines, whatever spaces they hold, share any), so a quote from deep inside a function
+    does not waste a phone's width; the quote verified, its lines and its links stay those of the file."""
+    text = textwrap.dedent(excerpt.text) if dedent else excerpt.text
+    return fence(text, kind.lang, f'linenums="{excerpt.first}"')
+
+
+def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str, dedent: bool = True) -> str:
     base = f"https://github.com/{ref.repo}"
     return _render(
         "source_card.html", seal, kind=BlockKind.SOURCE, css="source", ref=ref, symbol=symbol, excerpt=excerpt,
         permalink=f"{base}/blob/{ref.commit}/{ref.path}#L{excerpt.first}-L{excerpt.last}",
-        commit_url=f"{base}/commit/{ref.commit}",
-        fence=fence(excerpt.text, BlockKind.SOURCE.lang, f'linenums="{excerpt.first}"'),
+        commit_url=f"{base}/commit/{ref.commit}", fence=_code_fence(BlockKind.SOURCE, excerpt, dedent),
     )
 
 
-def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, seal: str) -> str:
+def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, seal: str, dedent: bool = True) -> str:
     """`page_url` is the script's page; the card links to the quoted lines there (#L15-L17, which the page
     marks)."""
     return _render(
         "experiment_card.html", seal, kind=BlockKind.EXPERIMENT, css="experiment", path=path,
         page_url=f"{page_url}#L{excerpt.first}-L{excerpt.last}",
-        purpose=purpose, excerpt=excerpt, fence=fence(excerpt.text, BlockKind.EXPERIMENT.lang, f'linenums="{excerpt.first}"'),
+        purpose=purpose, excerpt=excerpt, fence=_code_fence(BlockKind.EXPERIMENT, excerpt, dedent),
     )
 
 

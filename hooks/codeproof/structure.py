@@ -97,6 +97,11 @@ class Block:
         """The file line of the quote's line k (0-based)."""
         return self.line + self.quote_start - self.start + k
 
+    @property
+    def dedent(self) -> bool:
+        """Whether its card shows the quote without the indentation its lines share (`Dedent: yes`, the default)."""
+        return self.fields.get("Dedent", "yes") == "yes"
+
 
 @dataclass
 class FrontMatter:

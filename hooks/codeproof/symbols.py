@@ -1,9 +1,11 @@
 """Resolve a block's `Symbol:` to line spans of a Python file, with `ast`.
 
-Forms: `name` (function or class, nested ones too), `Class.method`, and a
-module-level call statement written as in the source with `...` for the rest,
-e.g. `defvjp(anp.add, ...)`. Several symbols are joined by ` and `; free words
-after a comma describe the part quoted and are not matched.
+Forms: `name` (function or class, nested ones too, or a name a statement of the
+module assigns), `Class.method` and `Class.attr` (a name the class body assigns),
+`outer.inner` (a def inside a def), and a module-level call statement written as
+in the source with `...` for the rest, e.g. `defvjp(anp.add, ...)`. Several symbols
+are joined by ` and `; free words after a comma describe the part quoted and are
+not matched. A name assigned by several statements has a span for each.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 CALL_RE = re.compile(r"^\s*([A-Za-z_][\w.]*\s*\(.*\))\s*(?:,\s*(.*))?$")
 NAME_RE = re.compile(r"^\s*([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\s*(?:,\s*(.*))?$")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
 
 
 @dataclass(frozen=True)
@@ -69,17 +72,18 @@ class SymbolIndex:
         self.tree = ast.parse(source)
 
     def spans(self, spec: SymbolSpec) -> list[Span]:
-        found = self._calls(spec.call) if spec.call else self._defs(spec.text.split("."))
+        found = self._calls(spec.call) if spec.call else self._named(spec.text.split("."))
         if not found:
             raise SymbolError(f"symbol {spec.text!r} is not in the file", hint=self._suggestion(spec))
         return found
 
-    def _defs(self, parts: list[str]) -> list[Span]:
+    def _named(self, parts: list[str]) -> list[Span]:
         # The dotted path from module level first; otherwise a def of that path nested anywhere.
-        nodes = _walk_path(self.tree.body, parts)
+        nodes = _walk_path(self.tree.body, parts, assignments=True)
         if not nodes:
             nodes = [
-                found for node in ast.walk(self.tree) if isinstance(node, DEFS) for found in _walk_path([node], parts)
+                found for node in ast.walk(self.tree) if isinstance(node, DEFS)
+                for found in _walk_path([node], parts, assignments=False)
             ]
         return sorted({_span(n) for n in nodes}, key=lambda s: s.first)
 
@@ -101,19 +105,34 @@ class SymbolIndex:
         return f"did you mean {', '.join(close)}?" if close else "check the Symbol line against the file"
 
 
-def _qualified_names(body: list[ast.stmt], prefix: str = "") -> set[str]:
+def _qualified_names(body: list[ast.stmt], prefix: str = "", assignments: bool = True) -> set[str]:
     names = set()
     for node in body:
+        names |= {prefix + name for name in _names(node, assignments)}
         if isinstance(node, DEFS):
-            names |= {prefix + node.name} | _qualified_names(node.body, f"{prefix}{node.name}.")
+            names |= _qualified_names(node.body, f"{prefix}{node.name}.", isinstance(node, ast.ClassDef))
     return names
 
 
-def _walk_path(body: list[ast.stmt], parts: list[str]) -> list[ast.AST]:
-    matches = [n for n in body if isinstance(n, DEFS) and n.name == parts[0]]
+def _walk_path(body: list[ast.stmt], parts: list[str], assignments: bool) -> list[ast.AST]:
+    """The statements of `body` the dotted path names. Assignments count in the body of the module and of
+    a class (`assignments`), where they define what an author quotes; a function's are its local variables."""
+    matches = [n for n in body if parts[0] in _names(n, assignments)]
     if len(parts) == 1:
         return matches
-    return [found for n in matches for found in _walk_path(n.body, parts[1:])]
+    return [found for n in matches if isinstance(n, DEFS)
+            for found in _walk_path(n.body, parts[1:], isinstance(n, ast.ClassDef))]
+
+
+def _names(stmt: ast.stmt, assignments: bool) -> set[str]:
+    """The names a statement defines: a def's or class's, or (if `assignments`) those an assignment binds."""
+    if isinstance(stmt, DEFS):
+        return {stmt.name}
+    if not assignments or not isinstance(stmt, ASSIGNMENTS):
+        return set()
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return {node.id for target in targets for node in ast.walk(target)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
 
 
 def _until_ellipsis(args: list[ast.expr]) -> list[ast.expr]:
@@ -129,3 +148,18 @@ def _span(node: ast.AST) -> Span:
     decorators = getattr(node, "decorator_list", [])
     first = min([node.lineno] + [d.lineno for d in decorators])
     return Span(first, node.end_lineno)
+
+
+def holds(groups: list[list[Span]], first: int, last: int) -> bool:
+    """Whether lines first..last lie within the named symbols, one place of each (a name assigned twice
+    stands in two places, and a quote is of one of them): inside the lines from the first place chosen to
+    the last, and touching every place chosen."""
+    touching = [[s for s in group if s.touches(first, last)] for group in groups]
+    if not all(touching):
+        return False
+    if any(s.first <= first and last <= s.last for group in touching for s in group):
+        return True
+    # Otherwise one place must reach up to `first` and a place of another symbol down to `last`.
+    reach_first = {n for n, group in enumerate(touching) if any(s.first <= first for s in group)}
+    reach_last = {n for n, group in enumerate(touching) if any(s.last >= last for s in group)}
+    return bool(reach_first and reach_last and len(reach_first | reach_last) > 1)

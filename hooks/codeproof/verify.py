@@ -25,7 +25,7 @@ from itertools import accumulate
 from typing import Callable
 
 from .structure import Block, Checked, Excerpt, FileRef, Problem
-from .symbols import Span, SymbolError, SymbolIndex, parse_symbols
+from .symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
     label = f"REAL SOURCE {ref.path} (Symbol {block.fields['Symbol']}) at {ref.commit[:7]}"
     try:
         index = _symbols(text)
-        spans = [index.spans(spec) for spec in parse_symbols(block.fields["Symbol"])]
+        specs = parse_symbols(block.fields["Symbol"])
+        spans = [index.spans(spec) for spec in specs]
     except SymbolError as error:
         return Checked(block, problem=Problem(block.post, block.line, f"{label}: {error}", hint=error.hint))
     except SyntaxError as error:
@@ -61,24 +62,32 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
         return Checked(block, problem=Problem(block.post, block.line, f"{label}: cannot be parsed: {type(error).__name__}",
                                               hint="quote a Python source file, with a short Symbol"))
     region = Span(min(s.first for group in spans for s in group), max(s.last for group in spans for s in group))
-
-    def inside(first: int, last: int) -> bool:
-        in_region = region.first <= first and last <= region.last
-        return in_region and all(any(s.touches(first, last) for s in group) for group in spans)
-
-    return _locate(block, _analyse(text), label, inside, region, f"{ref.path}@{ref.commit[:7]}")
+    places = [(spec.text, group) for spec, group in zip(specs, spans) if len(group) > 1]
+    if places:  # a name assigned (or defined) twice: the quote must lie within one of its places
+        name, group = places[0]
+        lines = ", ".join(f"{s.first}-{s.last}" for s in group)
+        if block.quote is None:
+            return Checked(block, problem=Problem(
+                block.post, block.line, f"{label}: symbol {name!r} stands in {len(group)} places (lines {lines}), "
+                "so a header alone cannot say which to insert", hint="quote the lines you mean in a fenced block"))
+        scope = f"lines {lines} of {name!r}, one of which must hold it"
+    else:
+        scope = f"lines {region.first}-{region.last}"
+    return _locate(block, _analyse(text), label, lambda first, last: holds(spans, first, last), region,
+                   f"{ref.path}@{ref.commit[:7]}", scope)
 
 
 def verify_script_quote(block: Block, text: str) -> Checked:
     label = f"EXPERIMENT {block.fields['File']}"
     script = _analyse(text)
     region = Span(1, len(script.lines))
-    return _locate(block, script, label, lambda first, last: True, region, block.fields["File"])
+    return _locate(block, script, label, lambda first, last: True, region, block.fields["File"], "the script")
 
 
 def _locate(
-    block: Block, file: _File, label: str, inside: Callable[[int, int], bool], region: Span, name: str
+    block: Block, file: _File, label: str, inside: Callable[[int, int], bool], region: Span, name: str, scope: str
 ) -> Checked:
+    """`scope` says which lines `inside` accepts, for the message of a quote found outside them."""
     if block.quote is None:  # a header alone asks for the whole region
         text = "\n".join(file.lines[region.first - 1 : region.last])
         return Checked(block, excerpt=Excerpt(region.first, region.last, text))
@@ -91,7 +100,7 @@ def _locate(
     if runs:
         first = runs[0]
         message = (f"{label}: quote is lines {first}-{first + len(quote) - 1}, "
-                   f"outside the symbol (lines {region.first}-{region.last})")
+                   f"outside the symbol ({scope})")
         hint = "name the symbol these lines belong to, or quote lines inside the named symbol"
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint))
     first, closest, similarity = _closest_run(file, quote, region)

@@ -1,0 +1,108 @@
+"""Resolving a `Symbol:` to the lines of a Python file, with `ast`: defs, assignments, nested defs."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeproof.symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
+
+SOURCE = '''\
+import functools
+
+primitive_vjps = {}
+box_types: dict = {
+    "array": list,
+}
+a, (b, *rest) = 1, (2, 3)
+first = second = None
+count = 0
+count += 1
+
+
+def primitive(f_raw):
+    @functools.wraps(f_raw)
+    def f_wrapped(*args):
+        total = 0
+        return f_raw(*args)
+    return f_wrapped
+
+
+class Box:
+    type_mappings = {}
+    limit: int = 3
+
+    def __init__(self, value):
+        self.value = value
+'''
+
+
+def spans(symbol: str, source: str = SOURCE) -> list[tuple[int, int]]:
+    (spec,) = parse_symbols(symbol)
+    return [(s.first, s.last) for s in SymbolIndex(source).spans(spec)]
+
+
+def unknown(symbol: str) -> tuple[str, str]:
+    with pytest.raises(SymbolError) as raised:
+        spans(symbol)
+    return str(raised.value), raised.value.hint
+
+
+def test_a_module_level_assignment_is_its_statement():
+    assert spans("primitive_vjps") == [(3, 3)]
+
+
+def test_an_annotated_assignment_spans_all_its_lines():
+    assert spans("box_types") == [(4, 6)]
+
+
+def test_each_name_of_a_tuple_target_is_the_whole_statement():
+    assert spans("a") == spans("b") == spans("rest") == [(7, 7)]
+
+
+def test_each_name_of_a_chained_assignment_is_the_statement():
+    assert spans("first") == spans("second") == [(8, 8)]
+
+
+def test_a_name_assigned_and_augmented_stands_in_two_places():
+    assert spans("count") == [(9, 9), (10, 10)]
+
+
+def test_a_class_level_assignment_is_class_dot_name():
+    assert spans("Box.type_mappings") == [(22, 22)]
+    assert spans("Box.limit") == [(23, 23)]
+
+
+def test_an_attribute_assigned_in_a_method_is_no_symbol():
+    assert unknown("Box.value") == ("symbol 'Box.value' is not in the file", "check the Symbol line against the file")
+
+
+def test_a_function_s_local_variable_is_no_symbol():
+    assert unknown("primitive.total") == ("symbol 'primitive.total' is not in the file",
+                                          "did you mean primitive, primitive.f_wrapped, primitive_vjps?")
+
+
+def test_a_def_inside_a_def_is_outer_dot_inner_or_its_bare_name():
+    assert spans("primitive.f_wrapped") == spans("f_wrapped") == [(14, 17)]
+
+
+def test_a_decorated_def_starts_at_its_first_decorator():
+    assert spans("f_wrapped")[0][0] == 14  # `@functools.wraps(f_raw)`, above `def f_wrapped` on line 15
+
+
+def test_an_unknown_name_suggests_close_assignments_too():
+    assert unknown("primitive_vjp") == ("symbol 'primitive_vjp' is not in the file",
+                                        "did you mean primitive_vjps, primitive, primitive.f_wrapped?")
+    assert unknown("Box.type_mapping")[1] == "did you mean Box.type_mappings?"
+
+
+@pytest.mark.parametrize("first, last, held", [
+    (9, 9, True), (10, 10, True),  # within one place
+    (9, 10, False),  # across both places: neither holds it
+])
+def test_a_quote_of_a_name_in_two_places_lies_within_one_of_them(first, last, held):
+    assert holds([[Span(9, 9), Span(10, 10)]], first, last) is held
+
+
+def test_a_quote_of_two_symbols_runs_from_one_to_the_other():
+    assert holds([[Span(3, 3)], [Span(4, 6)]], 3, 6)
+    assert not holds([[Span(3, 3)], [Span(4, 6)]], 3, 3)  # it must touch each
