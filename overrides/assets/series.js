@@ -39,7 +39,39 @@ window.addEventListener("hashchange", markLines);
 
 // Search results: the index separates Chinese words with zero-width spaces (Material's jieba segmentation),
 // which would be copied with a teaser; and a result with no term to highlight links with an empty ?h=.
+// Material ranks a page by how often it holds the query's words (for Chinese, the words jieba and its own
+// segmenter make of it), not by the phrase: the pages that hold the query as typed come first.
 const results = document.querySelector(".md-search-result__list");
+let pageTexts = null;  // page address -> its text, from the search index the worker loaded (cached)
+async function loadPageTexts() {
+  const index = await (await fetch(new URL("search/search_index.json", __md_scope))).json();
+  const texts = new Map();
+  for (const doc of index.docs) {
+    const page = new URL(doc.location, __md_scope);
+    page.hash = "";
+    texts.set(page.href, (texts.get(page.href) || "") + normalized(doc.title + " " + doc.text));
+  }
+  return texts;
+}
+function normalized(text) {
+  return text.replace(/<[^>]*>/g, "").replaceAll("\u200b", "").replace(/\s+/g, " ").toLowerCase();
+}
+async function phraseFirst() {
+  const query = normalized(document.querySelector(".md-search__input")?.value || "").trim();
+  if (query.length < 2) return;
+  pageTexts ??= await loadPageTexts();
+  const items = [...results.children];
+  const holds = item => {
+    const link = item.querySelector("a");
+    if (!link) return false;
+    const page = new URL(link.href);
+    page.hash = page.search = "";
+    return (pageTexts.get(page.href) || "").includes(query);
+  };
+  const ordered = [...items.filter(holds), ...items.filter(item => !holds(item))];
+  if (ordered.some((item, n) => item !== items[n])) results.append(...ordered);  // moves them; no change, no move
+  results.dataset.phraseFirst = query;  // the order is settled for this query
+}
 if (results) {
   new MutationObserver(() => {
     const walker = document.createTreeWalker(results, NodeFilter.SHOW_TEXT);
@@ -50,6 +82,7 @@ if (results) {
       const url = new URL(link.href);
       if (url.searchParams.get("h") === "") { url.searchParams.delete("h"); link.href = url.href; }
     }
+    phraseFirst();
   }).observe(results, {childList: true, subtree: true});
 }
 
