@@ -62,6 +62,12 @@ NOT_YES_OR_NO = ("is neither yes nor no\n  hint: write `Dedent: no` to show the 
     [
         ("[REAL SOURCE]\nSymbol: f", "REAL SOURCE: File is missing or empty\n  hint: add a `File: …` line to the header"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol:", "REAL SOURCE: Symbol is missing or empty\n  hint: add a `Symbol: …` line to the header"),
+        ("[REAL SOURCE]\nfile: a.py\nSymbol: f",
+         "REAL SOURCE: unknown key 'file': did you mean File? (keys are case-sensitive)\n  hint: write `File: a.py`"),
+        ("[REAL SOURCE]\nFille: a.py\nSymbol: f",
+         "REAL SOURCE: unknown key 'Fille': did you mean File? (keys are case-sensitive)\n  hint: write `File: a.py`"),
+        ("[EXPERIMENT]\nFile: experiments/a.py\npurpose: p",
+         "EXPERIMENT: unknown key 'purpose': did you mean Purpose? (keys are case-sensitive)\n  hint: write `Purpose: p`"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nColour: red",
          "REAL SOURCE: unknown key 'Colour'\n  hint: REAL SOURCE takes File, Symbol, Commit, Repo, Dedent"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nDedent: No", f"REAL SOURCE: Dedent 'No' {NOT_YES_OR_NO}"),

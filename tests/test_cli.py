@@ -229,3 +229,20 @@ def test_update_keeps_carriage_return_line_endings(upstream, capsys):
     upstream.post.write_bytes(good.replace("self.value = value", "self.value = valve").replace("\n", "\r").encode())
     assert run(upstream, "update", capsys)[0] == 0
     assert upstream.post.read_bytes() == good.replace("\n", "\r").encode()
+
+
+def test_a_file_that_is_not_upstream_is_named_once_with_the_paths_it_probably_meant(upstream, capsys):
+    text = upstream.post.read_text()
+    upstream.post.write_text(text.replace("File: pkg/mod.py", "File: pkg/mode.py"))
+    code, _, err = run(upstream, "check", capsys)
+    assert code == 1
+    lines = [n for n, line in enumerate(upstream.post.read_text().splitlines(), 1) if line == "File: pkg/mode.py"]
+    assert len(lines) > 1  # every quote of the file, said once
+    also = ", ".join(f"docs/posts/p.md:{n - 1}" for n in lines[1:])
+    assert report(err) == f"""\
+1 problem:
+
+docs/posts/p.md:{lines[0] - 1}: REAL SOURCE: pkg/mode.py is not in fixture/upstream at {upstream.commits[0][:7]}
+  also at {also}
+  hint: did you mean pkg/mod.py?
+"""

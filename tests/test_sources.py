@@ -119,8 +119,8 @@ def test_a_path_missing_at_the_commit_is_named(upstream):
     store.lock.record(ref, "0" * 40)
     with pytest.raises(SourceError) as raised:
         store.read(ref)
-    assert str(raised.value) == f"pkg/absent.py does not exist at fixture/upstream@{old[:7]}"
-    assert raised.value.hint == "check the File path (and Commit) in the block"
+    assert str(raised.value) == f"pkg/absent.py is not in fixture/upstream at {old[:7]}"
+    assert raised.value.hint == "did you mean pkg/mod.py?"
 
 
 def test_a_directory_at_the_path_is_named(upstream):

@@ -112,7 +112,7 @@ docs/posts/x.md:1: EXPERIMENT experiments/a.py: quote differs from source (first
  x = 1\t# 一
 -print("第二")
 +print("第一")
-  hint: run `./dev.sh update` to take lines 1-2 from the pinned file, or fix the quote by hand"""
+  hint: run `./dev.sh update` to take lines 1-2 from experiments/a.py into the post, or fix the quote (or the script) by hand"""
 
 
 def test_a_ten_thousand_line_quote_with_one_changed_character_is_reported_within_two_seconds():
@@ -193,7 +193,7 @@ docs/posts/x.md:1: EXPERIMENT experiments/a.py: quote differs from source (first
 @@ -1 +1 @@
 -b = 2
 +b = 3
-  hint: run `./dev.sh update` to take lines 2-2 from the pinned file, or fix the quote by hand"""
+  hint: run `./dev.sh update` to take lines 2-2 from experiments/a.py into the post, or fix the quote (or the script) by hand"""
 
 
 TWICE = "count = 0\n\n\ndef bump():\n    pass\n\n\ncount += 1\n"  # `count` stands on lines 1 and 8

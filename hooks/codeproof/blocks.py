@@ -7,6 +7,7 @@ renders. Malformed blocks become Problems, never silently plain text.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import unicodedata
@@ -243,15 +244,19 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
 def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
     required, optional = KEYS[kind]
     known = required + optional
+    meant = {key: _meant_key(key, known) for key in fields if key not in known}  # a misspelt key -> the key
     for key, value in fields.items():
-        if key not in known:
+        if key in meant and meant[key]:
+            problem(0, f"unknown key {key!r}: did you mean {meant[key]}? (keys are case-sensitive)",
+                    f"write `{meant[key]}: {value}`")
+        elif key in meant:
             problem(0, f"unknown key {key!r}", f"{kind} takes {', '.join(known)}")
         if len(value) > MAX_FIELD:
             problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
         elif re.search(MARKER, skeleton(value), re.I):  # shown in a verified card, it would claim what nothing proved
             problem(0, f"{key} names a block marker", "write it without the brackets")
     for key in required:
-        if not fields.get(key):
+        if not fields.get(key) and key not in meant.values():  # a misspelt key says it already
             problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")
     path = fields.get("File", "")
     if path and normal_path(path) is None:
@@ -269,6 +274,13 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
         problem(0, f"Dedent {fields['Dedent']!r} is neither yes nor no",
                 "write `Dedent: no` to show the quote with the file's indentation; yes (the default) removes the "
                 "indentation its lines share")
+
+
+def _meant_key(key: str, known: tuple[str, ...]) -> str | None:
+    """The key a misspelt one stands for: the same but for case (`file`), or one slip away (`Fille`)."""
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(key.lower(), by_lower, n=1, cutoff=0.8)
+    return by_lower[close[0]] if close else None
 
 
 TOLERANCE_HINT = ("write `Tolerance: 1e-7` (a relative tolerance), or `Tolerance: rel=1e-7, abs=1e-12` "

@@ -7,6 +7,7 @@ A networked machine fetches and caches; an offline one builds from the cache.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import io
 import json
@@ -112,6 +113,10 @@ class GitProvider:
 
     name = "git"
 
+    @staticmethod
+    def where(ref: FileRef) -> str:
+        return f"{ref.repo} at {ref.commit[:7]}"
+
     def __init__(self, remote_template: str, cache_dir: Path, timeout: float = 120, fresh: bool = False):
         self.remote_template = remote_template
         self._fresh = tempfile.TemporaryDirectory(prefix="codeproof-git-") if fresh else None
@@ -126,13 +131,21 @@ class GitProvider:
         if kind == b"tree":
             raise SourceError(f"{ref.path} is a directory at {ref.repo}@{ref.commit[:7]}", hint="name a file in File")
         if kind != b"blob":
-            raise SourceError(f"{ref.path} does not exist at {ref.repo}@{ref.commit[:7]}",
-                              hint="check the File path (and Commit) in the block")
+            raise not_there(ref, f"{ref.repo} at {ref.commit[:7]}", self.paths(ref.repo, ref.commit) or [])
         blob = self._git(repo_dir, "rev-parse", spec).stdout.decode().strip()
         data = self._git(repo_dir, "cat-file", "blob", spec).stdout
         if git_blob_sha1(data) != blob:
             raise ProviderUnavailable(f"the object store {self.cache_dir} is damaged ({ref.path} is not blob {blob}); delete that folder")
         return data
+
+    def paths(self, repo: str, commit: str) -> list[str] | None:
+        """Every file of the commit (fetched as for a file), or None if it cannot be had."""
+        try:
+            listed = self._git(self._ensure_commit(repo, commit), "ls-tree", "-r", "--name-only", "-z", commit)
+        except ProviderUnavailable:
+            return None
+        return [name.decode("utf-8", "replace") for name in listed.stdout.split(b"\0") if name] \
+            if listed.returncode == 0 else None
 
     def _ensure_commit(self, repo: str, commit: str) -> Path:
         key = (repo, commit)
@@ -171,6 +184,9 @@ class SdistProvider:
 
     name = "PyPI sdist"
 
+    def where(self, ref: FileRef) -> str:  # the archive holds the package's files, not every file of the commit
+        return f"{ref.repo} {self.baseline.version}'s release archive ({self.baseline.sdist}, the files of {ref.commit[:7]})"
+
     def __init__(self, baseline: Baseline, cache_dir: Path, timeout: float = 300):
         self.baseline = baseline
         self.folder = cache_dir / "sdist"
@@ -188,6 +204,16 @@ class SdistProvider:
         if any(name.startswith(ref.path + "/") for name in files):
             raise SourceError(f"{ref.path} is a directory in {self.baseline.sdist}", hint="name a file in File")
         raise ProviderUnavailable(f"{ref.path} is not in {self.baseline.sdist}")
+
+    def paths(self, repo: str, commit: str) -> list[str] | None:
+        """The files the archive holds (downloaded as for a file), or None if it is not that commit or cannot
+        be had."""
+        if (repo, commit) != (self.baseline.repo, self.baseline.commit):
+            return None
+        try:
+            return sorted(self._open())
+        except ProviderUnavailable:
+            return None
 
     def _open(self) -> dict[str, bytes]:
         if self._files is None:
@@ -264,6 +290,10 @@ class SourceStore:
     def _load(self, ref: FileRef) -> bytes:
         expected = self.lock.expected(ref)
         if expected is None:
+            for provider in self.providers:  # a file that is not upstream needs no lock entry but a new File line
+                paths = provider.paths(ref.repo, ref.commit)
+                if paths is not None and ref.path not in paths:
+                    raise not_there(ref, provider.where(ref), paths)
             raise SourceError(
                 f"{ref} has no entry in the lock file {self.lock.path.name}",
                 hint="run `./dev.sh lock` (python -m codeproof lock) to record it, and commit the lock",
@@ -301,6 +331,14 @@ class SourceStore:
             f"cannot fetch {ref}: no cached copy, and " + "; ".join(reasons or ["no provider is configured"]),
             hint="build once on a machine that reaches GitHub or PyPI (it fills .cache/), or copy .cache/ here",
         )
+
+
+def not_there(ref: FileRef, where: str, paths: list[str]) -> SourceError:
+    """A File that is not upstream, with the paths it probably meant."""
+    close = difflib.get_close_matches(ref.path, paths, n=3, cutoff=0.6)
+    named = [p for p in paths if p.rsplit("/", 1)[-1] == ref.path.rsplit("/", 1)[-1] and p not in close]
+    hint = f"did you mean {', '.join(close + named[:3])}?" if close or named else "check the File path (and Commit)"
+    return SourceError(f"{ref.path} is not in {where}", hint=hint)
 
 
 def default_store(series, lock: Lock | None = None, fresh: bool = False) -> SourceStore:

@@ -6,7 +6,7 @@ but describe. Modules name a block's kind with BlockKind, never with its header'
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 # --- problems --------------------------------------------------------------------------------------
@@ -31,11 +31,22 @@ class Problem:
         return text
 
 
+ALSO_NAMED = 10  # places named for a problem found at many; the rest are counted
+
+
 def report(problems: list[Problem]) -> str:
-    """All problems of a build, in file and line order, each once, ready to print."""
-    ordered = sorted(set(problems), key=lambda p: (p.post, p.line, p.message))
-    noun = "problem" if len(ordered) == 1 else "problems"
-    return f"{len(ordered)} {noun}:\n\n" + "\n\n".join(str(p) for p in ordered)
+    """All problems of a build, in file and line order, ready to print. One problem found at several places
+    (every quote of a file that is not in the lock) is said once, at the first, naming the others."""
+    places: dict[tuple[str, str, str], list[Problem]] = {}
+    for problem in sorted(set(problems), key=lambda p: (p.post, p.line, p.message)):
+        places.setdefault((problem.message, problem.detail, problem.hint), []).append(problem)
+    said = []
+    for first, *others in places.values():
+        also = ", ".join(f"{p.post}:{p.line}" for p in others[:ALSO_NAMED])
+        also += f" and {len(others) - ALSO_NAMED} more" if len(others) > ALSO_NAMED else ""
+        said.append(str(replace(first, message=f"{first.message}\n  also at {also}") if others else first))
+    noun = "problem" if len(said) == 1 else "problems"
+    return f"{len(said)} {noun}:\n\n" + "\n\n".join(said)
 
 
 # --- blocks ----------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Callable
 
-from .structure import Block, Checked, Excerpt, FileRef, Problem
+from .structure import Block, BlockKind, Checked, Excerpt, FileRef, Problem
 from .symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
 
 
@@ -112,7 +112,11 @@ def _locate(
                                      n=2, lineterm=""))
     headers, hunks = diff[:2], diff[2:]
     detail = "\n".join(headers + [_visible(line) if line[:1] in "+-" else line for line in hunks]) + "\n"
-    hint = f"run `./dev.sh update` to take lines {first}-{last} from the pinned file, or fix the quote by hand"
+    if block.kind is BlockKind.EXPERIMENT:  # the script is the author's: either side may be the one to fix
+        hint = (f"run `./dev.sh update` to take lines {first}-{last} from {name} into the post, or fix the quote "
+                "(or the script) by hand")
+    else:
+        hint = f"run `./dev.sh update` to take lines {first}-{last} from the pinned file, or fix the quote by hand"
     problem = Problem(block.post, block.line, message, detail=detail, hint=hint)
     return Checked(block, problem=problem, repair="\n".join(closest), similarity=similarity)
 
