@@ -3,7 +3,11 @@ excerpt) and how long it takes to read."""
 
 from __future__ import annotations
 
+import html
 import re
+
+from markdown import Markdown
+from markdown.treeprocessors import Treeprocessor
 
 from .markers import MARKER, skeleton
 
@@ -16,14 +20,26 @@ HAN_PER_MINUTE, WORDS_PER_MINUTE = 400, 200
 def first_paragraph(markdown: str) -> str:
     """The first prose paragraph as plain text: a page's description for search engines and feeds. Feeds
     publish it as HTML, unchecked, so it holds no markup characters and no block marker."""
-    for paragraph in re.split(r"\n\s*\n", markdown):
-        text = paragraph.strip("\n")
-        if text.strip() and not text.startswith((" ", "\t", "#", "<", "[", "|", "`", "~", "-", ">", "!")):
-            text = re.sub(r"`([^`]*)`", r"\1", text)
-            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    found = _FirstParagraph()
+    parser = Markdown(extensions=["fenced_code", "tables", "attr_list", "md_in_html"])
+    parser.treeprocessors.register(found, "series-first-paragraph", 0)  # after the inline patterns
+    parser.convert(markdown)
+    return found.text
+
+
+class _FirstParagraph(Treeprocessor):
+    """Keeps the text of the first top-level paragraph that is not a block's header."""
+
+    text = ""
+
+    def run(self, root):
+        for paragraph in root.findall("p"):  # top level: one in a list, a quote or an admonition does not open a post
+            text = re.sub("\x02[^\x03]*\x03", "", "".join(paragraph.itertext()))  # raw HTML, stashed: dropped
+            text = html.unescape(text)  # code spans hold their text escaped
             text = " ".join(re.sub(r"[<>&]", "", text).split())
-            return "" if re.search(MARKER, skeleton(text), re.I) else text
-    return ""
+            if text and not re.search(MARKER, skeleton(text), re.I):
+                self.text = text
+                return
 
 
 def reading_minutes(markdown: str) -> int:

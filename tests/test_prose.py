@@ -1,0 +1,18 @@
+"""A post's first paragraph (its description and overview excerpt) and its reading time."""
+
+from __future__ import annotations
+
+import pytest
+
+from codeproof.prose import first_paragraph
+
+
+@pytest.mark.parametrize("markdown, expected", [
+    ("`x * w + b` 怎样反向传播？看 [autograd](https://x) 的 **源码**。\n\n## 本文目标\n\n1. 一\n",
+     "x * w + b 怎样反向传播？看 autograd 的 源码。"),
+    ("## 标题\n\n- 列表\n\n> 引用\n\n| a |\n| - |\n| 1 |\n\n```\n代码\n```\n\n正文 <b>x</b> & y。\n", "正文 x y。"),
+    ("[REAL SOURCE]\nFile: a.py\nSymbol: f\n\n```python\nx = 1\n```\n\n后面的段落。\n", "后面的段落。"),
+    ("## 只有标题\n", ""),
+])
+def test_the_first_paragraph_is_the_first_top_level_prose_as_plain_text(markdown, expected):
+    assert first_paragraph(markdown) == expected
