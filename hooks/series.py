@@ -21,9 +21,9 @@ from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.filesystem import shown_path
 from codeproof.prose import first_paragraph
-from codeproof.series_model import category_anchor, read_series, series_bar
+from codeproof.series_model import category_anchor, posts_using, read_series, series_bar
 from codeproof.sources import SourceError
-from codeproof.structure import BlockKind, Problem, SeriesModel, report
+from codeproof.structure import Problem, SeriesModel, report
 from codeproof.tables import TableCells
 
 log = get_plugin_logger(__name__)
@@ -122,7 +122,8 @@ def on_files(files, config):
         src = resources.script_page_src(resource.path)
         name = resource.path.rsplit("/", 1)[-1]
         build.script_pages[src] = {"path": resource.path, "name": name, "command": resources.script_command(resource.path),
-                                   "posts": _posts_using(resource.path)}
+                                   "posts": [(post.label, post.url) for post in
+                                             posts_using(build.series, build.parsed, resource.path)]}
         page = resources.script_page(resource.data.decode("utf-8"))
         generated.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     build.archive = resources.build_archive(root, engine.series.name, published)
@@ -158,7 +159,9 @@ def on_page_markdown(markdown, page, config, files):
     page.meta.setdefault("description", first_paragraph(proved.markdown))  # for <meta> and the feed
     if page.is_homepage:
         build.category_index = page.url if overview.CATEGORIES in proved.markdown else None
-        return overview.fill(proved.markdown, build.engine.series, build.series, build.archive)
+        experiments = {script["path"]: posts_using(build.series, build.parsed, script["path"])
+                       for script in build.script_pages.values()}
+        return overview.fill(proved.markdown, build.engine.series, build.series, build.archive, experiments)
     return proved.markdown
 
 
@@ -249,13 +252,6 @@ def on_serve(server, config, builder):
     server.watch(str(root / "experiments"))
     server.watch(str(build.engine.series.lock_file))
     return server
-
-
-def _posts_using(script: str) -> list[tuple[str, str]]:
-    """(label, site URL) of each series post with a block that quotes or runs `script`, in series order."""
-    using = {src for src, parsed in build.parsed.items() if any(b.fields.get("File") == script and b.kind is not
-                                                                 BlockKind.SOURCE for b in parsed.blocks)}
-    return [(entry.label, entry.url) for entry in build.series.posts if entry.src_uri in using]
 
 
 def _series_order(pages: list, posts: list) -> None:

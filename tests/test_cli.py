@@ -33,8 +33,8 @@ def run(up, command, capsys):
 
 def summary(blocks: int, experiments: int) -> str:
     """The line every check ends with, for the one post of the fixture; only the seconds vary from run to run."""
-    return (re.escape(f"{blocks} blocks in 1 posts checked in ") + r"\d+\.\d\d"
-            + re.escape(f" s; {experiments} experiments run\n"))
+    return (re.escape(f"{blocks} blocks in 1 pages checked in ") + r"\d+\.\d\d"
+            + re.escape(f" s; {experiments} experiment{'' if experiments == 1 else 's'} run\n"))
 
 
 def test_lock_records_the_blob_of_every_quoted_file_through_git(upstream):

@@ -48,6 +48,7 @@ def test_a_new_post_is_scaffolded_its_announcement_removed_and_the_site_builds_w
     text = (site.root / "docs" / "posts" / "broadcasting.md").read_text(encoding="utf-8")
     assert text.startswith('---\ntitle: "Fixture series（二）：Broadcasting 的反向传播"\nseries: 2\ndate: ')
     assert "\n## 本文目标\n" in text and "\n## 参考资料\n" in text
+    assert '\ncategories: ["Fixture series"]\n' in text  # the latest post has none: the series' name
     built, log = site.build()
     assert built is not None, log
     nav = LexborHTMLParser((built / "posts" / "broadcasting" / "index.html").read_text(encoding="utf-8"))
@@ -81,6 +82,8 @@ def test_new_refuses_a_number_that_is_published(site):
                      "navigation, tags and feed would publish as markup\n  hint: write it without <, > and & (use 与 or "
                      "“and” for &)"),
     (["0", "零"], "mkdocs.yml:1: new: 0 is not a series number from 1 to 9999"),
+    (["3", "二的预告"], "mkdocs.yml:1: new: 第二篇 is announced with the title '二的预告'\n"
+                      "  hint: publish it as `new 2`, or give this post its own title"),
 ])
 def test_new_refuses_what_would_not_build_and_writes_nothing(site, args, expected):
     before = sorted((site.root / "docs").rglob("*"))
@@ -102,3 +105,9 @@ def test_a_published_post_supersedes_its_announcement_with_an_info_line_not_a_fa
     assert built is not None, log
     assert "第三篇 is published (docs/posts/q.md): its announcement in extra.series.announced is superseded; " \
            "remove it from mkdocs.yml (`./dev.sh new` does)" in log
+
+
+def test_a_new_post_takes_the_categories_of_the_latest_post(site):
+    site.edit("date: 2026-01-01", "date: 2026-01-01\ncategories: [应用数学, 源码]")
+    new(site, "2", "二", "--slug", "two")
+    assert '\ncategories: ["应用数学", "源码"]\n' in (site.root / "docs" / "posts" / "two.md").read_text(encoding="utf-8")

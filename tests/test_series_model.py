@@ -85,6 +85,9 @@ def test_a_page_outside_posts_without_series_is_no_post():
     ("title: [x\nseries: 5\n",
      "docs/posts/x.md:3: front matter is not YAML: did not find expected ',' or ']'\n"
      "  hint: write each setting as `key: value`; quote values with : or # in them"),
+    ("title: 系列（七）：题\nseries: 5\ndate: 2026-01-01\n",
+     "docs/posts/x.md:2: front matter: the title says （七） but the series number is 5 （五）\n"
+     "  hint: make the title and `series:` agree"),
     ("title: x\nseries: 5\ndate: 2026-01-01\ntags: autograd\n",
      "docs/posts/x.md:5: front matter: tags must be a list of words, not 'autograd'\n  hint: e.g. tags: [a, b]"),
 ])

@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 from urllib.parse import urljoin, urlparse
+from xml.etree import ElementTree
 
 import pytest
 
@@ -83,6 +84,30 @@ def test_every_category_of_every_post_links_to_its_entry_on_the_overview_which_l
             entry = overview.css_first(f'[id="{fragment}"]')
             assert entry is not None and entry.text() == category.text(), (name, fragment)
             assert f"posts/{name}/" in [a.attributes["href"] for a in entry.parent.css("a")]
+
+
+def test_every_post_is_in_the_nav_the_feed_and_the_overview_in_one_order(built):
+    posts = {f"posts/{p.parent.name}/" for p in (built / "posts").glob("*/index.html")}
+    overview = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
+    listed = list(dict.fromkeys(a.attributes["href"] for a in overview.css("article li a") if a.attributes["href"] in posts))
+    nav = [a.attributes["href"] for a in overview.css("nav.md-nav--primary a.md-nav__link")
+           if a.attributes["href"] in posts]
+    assert set(listed) == posts and listed == nav  # the overview's list and the nav: every post, series order
+    for feed in ("feed_rss_created.xml", "feed_rss_updated.xml"):
+        links = {urlparse(item.findtext("link")).path.split("/", 2)[-1]
+                 for item in ElementTree.parse(built / feed).getroot().iter("item")}
+        assert links == posts, feed
+
+
+def test_every_published_script_is_on_the_overview_with_the_posts_that_use_it(built):
+    overview = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
+    rows = {row.css_first("td a").attributes["href"]: [a.attributes["href"] for a in row.css("td")[1].css("a")]
+            for row in overview.css("article tr") if row.css_first("td a[href^='experiments/']")}
+    for script in (built / "experiments").glob("*/index.html"):
+        page = LexborHTMLParser(script.read_text(encoding="utf-8"))
+        using = [urljoin(f"experiments/{script.parent.name}/", a.attributes["href"])
+                 for a in page.css(".series-script__posts a")]
+        assert rows[f"experiments/{script.parent.name}/"] == using
 
 
 def test_the_overview_lists_published_posts_as_links_and_announced_ones_as_text(built):

@@ -106,8 +106,9 @@ def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Prob
         problems += [left_alone(r) for r in unlike]
     engine.runner.finish()
     seconds = time.monotonic() - started
-    print(f"{blocks} blocks in {len(posts)} posts checked in {seconds:.2f} s; "
-          f"{engine.runner.runs} experiments run", file=sys.stderr)
+    runs = engine.runner.runs
+    print(f"{blocks} blocks in {len(posts)} pages checked in {seconds:.2f} s; "
+          f"{runs} experiment{'' if runs == 1 else 's'} run", file=sys.stderr)
     if problems:
         print(report(problems), file=sys.stderr)
         return 1

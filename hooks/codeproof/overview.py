@@ -7,10 +7,10 @@ and `]` from splitting a table row or ending a link)."""
 from __future__ import annotations
 
 from . import resources
-from .config import Series
+from .config import MAX_NUMBER, Series
 from .render import TEMPLATES
 from .series_model import category_anchor
-from .structure import SeriesModel
+from .structure import Entry, SeriesModel
 
 CATEGORIES = "<!-- series-categories -->"  # where a post's header links its categories, when the overview has it
 
@@ -20,7 +20,8 @@ def markdown_of(template: str, **values) -> str:
     return TEMPLATES.get_template(f"overview/{template}").render(**values).strip("\n")
 
 
-def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.Archive) -> str:
+def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.Archive,
+         experiments: dict[str, tuple[Entry, ...]]) -> str:
     """Replace the overview's markers with the facts. A post's src path is already a link from docs/index.md,
     which MkDocs validates."""
     pins = [pin.split("==") for pin in resources.experiment_requirements(series.root).split()]
@@ -29,6 +30,8 @@ def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.A
         "<!-- experiment-environment -->": markdown_of("environment.md", pins=pins),
         "<!-- experiment-archive -->": markdown_of("archive.md", archive=archive, url=resources.ARCHIVE_URL),
         "<!-- series-posts -->": markdown_of("posts.md", model=model),
+        "<!-- series-experiments -->": markdown_of("experiments.md", page=resources.script_page_src, experiments=sorted(
+            experiments.items(), key=lambda item: ([post.number for post in item[1]] or [MAX_NUMBER + 1], item[0]))),
         CATEGORIES: markdown_of("categories.md", categories=model.categories(), anchor=category_anchor),
     }
     for marker, text in filled.items():

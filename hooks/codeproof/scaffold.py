@@ -33,6 +33,11 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     if published:
         return [], [Problem(published.post, 1, f"new: {published.name} is published already",
                             hint="choose a number no post has; the overview lists them")]
+    other = next((entry for entry in model.entries if entry.title == title and entry.number != number), None)
+    if other:  # the same title under two numbers: the overview and the series bars would show both
+        return [], [Problem(name, 1, f"new: {other.name} is {'published' if other.published else 'announced'} with "
+                                     f"the title {title!r}", hint=f"publish it as `new {other.number}`, or give "
+                                                                  "this post its own title")]
     slug = slug or _slug_of(title) or f"post-{number:02d}"
     if not SLUG_RE.match(slug):
         return [], [Problem(name, 1, f"new: the slug {slug!r} is not lowercase words joined by -",
@@ -42,9 +47,12 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     if path.exists():
         return [], [Problem(shown, 1, "new: the file exists already", hint="choose another slug with --slug")]
     full_title = f"{series.name}（{chinese_number(number)}）：{title}"
+    latest = model.posts[-1] if model.posts else None  # its categories are the likeliest
     text = TEMPLATES.get_template("new_post.md").render(
         title=Markup(json.dumps(full_title, ensure_ascii=False)), number=number, date=today.isoformat(),
-        series_name=Markup(json.dumps(series.name, ensure_ascii=False))) + "\n"  # a JSON string is a YAML string
+        categories=Markup(json.dumps(list(latest.categories if latest and latest.categories else [series.name]),
+                                     ensure_ascii=False)),
+        ) + "\n"  # a JSON string (or list) is YAML
     problems = front_matter(text, shown).problems  # the title as the build will read it
     if problems:
         return [], problems

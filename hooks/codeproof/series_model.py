@@ -6,16 +6,18 @@ problem (one would hide the other); a published post takes the place of its numb
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from pymdownx.slugs import slugify
 
 from .config import MAX_NUMBER
 from .prose import first_paragraph, reading_minutes
-from .structure import Entry, FrontMatter, ParsedPost, Problem, SeriesModel
+from .structure import BlockKind, Entry, FrontMatter, ParsedPost, Problem, SeriesModel, chinese_number
 
 
 POSTS = "posts/"  # every page in docs/posts/ is a series post
+TITLE_NUMBER = re.compile("（([零一二三四五六七八九十百千]+)）：")  # "Autograd 源码学习（十三）：…"
 
 
 def read_series(pages: Iterable[tuple[FrontMatter, ParsedPost, str, str]], announced: dict[int, str | None]
@@ -54,6 +56,11 @@ def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str)
         if meta.get(key) in (None, ""):
             problems.append(Problem(parsed.post, 1, f"front matter: a post of the series needs a {key}",
                                     hint=f"add it, e.g. {example}"))
+    said = TITLE_NUMBER.search(str(meta.get("title", "")))
+    if said and not problems and said.group(1) != chinese_number(number):
+        problems.append(Problem(parsed.post, front.line_of("title"), f"front matter: the title says （{said.group(1)}） "
+                                f"but the series number is {number} （{chinese_number(number)}）",
+                                hint="make the title and `series:` agree"))
     if problems:
         return None, problems
     body = "\n".join(parsed.lines)
@@ -97,3 +104,10 @@ def series_bar(model: SeriesModel, entry: Entry) -> dict[str, Entry | None]:
     return {"previous": previous, "next": following,
             "before": None if before is None or before.published else before,
             "after": None if after is None or after.published else after}
+
+
+def posts_using(model: SeriesModel, parsed: dict[str, ParsedPost], script: str) -> tuple[Entry, ...]:
+    """The series posts with a block that quotes or runs `script` (experiments/x.py), in series order."""
+    using = {src for src, post in parsed.items()
+             if any(b.fields.get("File") == script and b.kind is not BlockKind.SOURCE for b in post.blocks)}
+    return tuple(entry for entry in model.posts if entry.src_uri in using)
