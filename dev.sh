@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 
 venv=.venv
 stamp="$venv/.requirements.sha256"
-# uv installs in seconds what pip installs in tens of them. It comes from PyPI, pinned and hashed in
+# uv installs the lock several times faster than pip. It comes from PyPI, pinned and hashed in
 # requirements-uv.lock, into .cache/; where it cannot be had (or with DEV_SH_NO_UV=1), pip does the same work.
 uv_pin="uv==0.13.8"
 uv_home=.cache/uv
@@ -22,26 +22,38 @@ have_uv() {
   want=$(sha256sum requirements-uv.lock | cut -d' ' -f1)
   if [ "$(cat "$uv_home/.lock.sha256" 2>/dev/null)" != "$want" ]; then
     rm -rf "$uv_home" && mkdir -p "$uv_home"
-    # The venv's own pip, so that uv needs nothing that the pip route does not need too.
-    PIP_ROOT_USER_ACTION=ignore "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-      --require-hashes --only-binary :all: --no-deps --target "$uv_home" -r requirements-uv.lock \
-      >"$uv_home/install.log" 2>&1 \
+    # Into a folder of its own, which neither a system Python's guard (PEP 668) nor a user's pip settings refuse.
+    PIP_REQUIRE_VIRTUALENV=0 PIP_USER=0 python3 -m pip install --quiet --disable-pip-version-check \
+      --require-hashes --only-binary :all: --no-deps --target "$uv_home" \
+      -r requirements-uv.lock >"$uv_home/install.log" 2>&1 \
       || { echo "dev.sh: uv could not be installed (see $uv_home/install.log); installing with pip" >&2; return 1; }
     echo "$want" > "$uv_home/.lock.sha256"
   fi
 }
 
+# After a pin changes in requirements.txt: the locks are written before any install, which would read them.
+if [ "${1:-}" = lock-requirements ]; then
+  have_uv || { echo "dev.sh: lock-requirements needs uv (unset DEV_SH_NO_UV, or see $uv_home/install.log)" >&2; exit 2; }
+  # Pins for the Python that dev.sh needs; the hashes cover every platform's files of each pinned release.
+  "$uv_home/bin/uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
+    --custom-compile-command "./dev.sh lock-requirements" -o requirements.lock requirements.txt
+  echo "$uv_pin" | "$uv_home/bin/uv" pip compile --quiet --generate-hashes \
+    --custom-compile-command "./dev.sh lock-requirements" -o requirements-uv.lock -
+  exit
+fi
+
 want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 11, 5))' || { echo "dev.sh: Python 3.11.5+ is needed (the pinned packages require it)" >&2; exit 2; }
-  python3 -m venv "$venv"
   # The engine, importable as `codeproof` from anywhere (see pyproject.toml), is installed editable and
-  # without dependencies: the lock pins those, setuptools (its build backend) among them.
+  # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
   if have_uv; then
+    python3 -m venv --without-pip "$venv"
     # Compiled as pip does: else the first build compiles every module and MkDocs logs their DeprecationWarnings.
     "$uv_home/bin/uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode --require-hashes -r requirements.lock
     "$uv_home/bin/uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation --editable .
   else
+    python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
   fi
@@ -63,12 +75,5 @@ case "$command" in
     fi
     exec python -m pytest "$@" ;;
   check|update|lock) exec python -m codeproof "$command" "$@" ;;
-  lock-requirements)
-    have_uv || { echo "dev.sh: lock-requirements needs uv (unset DEV_SH_NO_UV, or see $uv_home/install.log)" >&2; exit 2; }
-    # Pins for the Python that dev.sh needs; the hashes cover every platform's files of each pinned release.
-    "$uv_home/bin/uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
-      --custom-compile-command "./dev.sh lock-requirements" -o requirements.lock requirements.txt
-    echo "$uv_pin" | "$uv_home/bin/uv" pip compile --quiet --generate-hashes \
-      --custom-compile-command "./dev.sh lock-requirements" -o requirements-uv.lock - ;;
   *) sed -n '2,8p' "$0" >&2; exit 2 ;;
 esac
