@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -39,8 +40,12 @@ def test_the_command_line_is_installed_and_runs_from_any_folder(tmp_path: Path):
 
 
 def test_a_wheel_of_the_package_carries_every_template(tmp_path: Path):
+    source = tmp_path / "source"  # a copy: setuptools leaves build/ and an egg-info beside pyproject.toml
+    shutil.copytree(ROOT / "hooks" / "codeproof", source / "hooks" / "codeproof",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", source)
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                           "--no-index", "--wheel-dir", str(tmp_path), str(ROOT)], cwd=tmp_path,
+                           "--no-index", "--wheel-dir", str(tmp_path), str(source)], cwd=tmp_path,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     [wheel] = tmp_path.glob("codeproof-*.whl")
