@@ -1,23 +1,64 @@
 #!/usr/bin/env bash
-# One entry point for the site: sets up .venv from the pinned requirements, then runs the command.
+# One entry point for the site: sets up .venv from the hashed lock, then runs the command.
 #   ./dev.sh build    build the site into site/ (strict: any problem fails)
-#   ./dev.sh serve    serve it at http://127.0.0.1:8000 while you write
+#   ./dev.sh serve    serve it at http://127.0.0.1:8000/autograd-series/ while you write
 #   ./dev.sh test     run the test suite
 #   ./dev.sh check    verify every block, then what a strict build checks besides (links, anchors, nav)
 #   ./dev.sh update | lock    the verification engine: repair drifted quotes and outputs | pin new files
 #   ./dev.sh new N "标题"    scaffold post N in docs/posts/ (and drop its announcement from mkdocs.yml)
+#   ./dev.sh lock-requirements    after changing a pin in requirements.txt: rewrite requirements.lock (needs uv)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 venv=.venv
 stamp="$venv/.requirements.sha256"
-want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+# uv installs the lock several times faster than pip. It comes from PyPI, pinned and hashed in
+# requirements-uv.lock, into .cache/; where it cannot be had (or with DEV_SH_NO_UV=1), pip does the same work.
+uv_pin="uv==0.13.8"
+uv_home=.cache/uv
+export UV_PYTHON_DOWNLOADS=never  # uv uses the python3 it is given and never downloads one
+
+have_uv() {
+  [ -z "${DEV_SH_NO_UV:-}" ] || return 1
+  local want
+  want=$(sha256sum requirements-uv.lock | cut -d' ' -f1)
+  if [ "$(cat "$uv_home/.lock.sha256" 2>/dev/null)" != "$want" ]; then
+    rm -rf "$uv_home" && mkdir -p "$uv_home"
+    # Into a folder of its own, which neither a system Python's guard (PEP 668) nor a user's pip settings refuse.
+    PIP_REQUIRE_VIRTUALENV=0 PIP_USER=0 python3 -m pip install --quiet --disable-pip-version-check \
+      --require-hashes --only-binary :all: --no-deps --target "$uv_home" \
+      -r requirements-uv.lock >"$uv_home/install.log" 2>&1 \
+      || { echo "dev.sh: uv could not be installed (see $uv_home/install.log); installing with pip" >&2; return 1; }
+    echo "$want" > "$uv_home/.lock.sha256"
+  fi
+}
+
+# After a pin changes in requirements.txt: the locks are written before any install, which would read them.
+if [ "${1:-}" = lock-requirements ]; then
+  have_uv || { echo "dev.sh: lock-requirements needs uv (unset DEV_SH_NO_UV, or see $uv_home/install.log)" >&2; exit 2; }
+  # Pins for the Python that dev.sh needs; the hashes cover every platform's files of each pinned release.
+  "$uv_home/bin/uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
+    --custom-compile-command "./dev.sh lock-requirements" -o requirements.lock requirements.txt
+  echo "$uv_pin" | "$uv_home/bin/uv" pip compile --quiet --generate-hashes \
+    --custom-compile-command "./dev.sh lock-requirements" -o requirements-uv.lock -
+  exit
+fi
+
+want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "dev.sh: Python 3.10+ is needed" >&2; exit 2; }
-  python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
-  # The engine, importable as `codeproof` from anywhere (see pyproject.toml); its dependencies are pinned above.
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 11, 5))' || { echo "dev.sh: Python 3.11.5+ is needed (the pinned packages require it)" >&2; exit 2; }
+  # The engine, importable as `codeproof` from anywhere (see pyproject.toml), is installed editable and
+  # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
+  if have_uv; then
+    python3 -m venv --without-pip "$venv"
+    # Compiled as pip does: else the first build compiles every module and MkDocs logs their DeprecationWarnings.
+    "$uv_home/bin/uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode --require-hashes -r requirements.lock
+    "$uv_home/bin/uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation --editable .
+  else
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
+  fi
   echo "$want" > "$stamp"
 fi
 export NO_MKDOCS_2_WARNING=1
@@ -42,5 +83,5 @@ case "$command" in
     trap 'rm -rf "$out"' EXIT
     mkdocs build --strict --site-dir "$out" ;;
   update|lock|new) exec python -m codeproof "$command" "$@" ;;
-  *) sed -n '2,8p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,9p' "$0" >&2; exit 2 ;;
 esac

@@ -5,6 +5,7 @@ Everything else lives in hooks/codeproof/, which also runs as `python -m codepro
 
 from __future__ import annotations
 
+import logging
 from html import escape
 from pathlib import Path
 from urllib.parse import quote, urljoin
@@ -86,6 +87,9 @@ def on_config(config):
     feeds = config.plugins.get("rss")
     if feeds is not None and not feeds.config.image:  # it would print <url>None</url>
         feeds.config.image = urljoin(config.site_url or "", PREVIEW_IMAGE)
+    # jieba, with which Material's search cuts Chinese, tells of loading its dictionary on every build (at
+    # DEBUG, on stderr); its warnings still show.
+    logging.getLogger("jieba").setLevel(logging.WARNING)
     search = config.plugins.get("material/search")
     if search is not None and search.config.jieba_dict_user:  # Material reads it from the working folder
         search.config.jieba_dict_user = str(Path(config.config_file_path).parent / search.config.jieba_dict_user)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 from conftest import ROOT
@@ -35,6 +37,23 @@ def test_the_command_line_is_installed_and_runs_from_any_folder(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: codeproof [-h]")
     assert "share less than 50% with the source" in " ".join(done.stdout.split())
+
+
+def test_a_wheel_of_the_package_carries_every_template(tmp_path: Path):
+    source = tmp_path / "source"  # a copy: setuptools leaves build/ and an egg-info beside pyproject.toml
+    shutil.copytree(ROOT / "hooks" / "codeproof", source / "hooks" / "codeproof",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", source)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                           "--no-index", "--wheel-dir", str(tmp_path), str(source)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    [wheel] = tmp_path.glob("codeproof-*.whl")
+    templates = ROOT / "hooks" / "codeproof" / "templates"
+    with zipfile.ZipFile(wheel) as archive:
+        packed = {name for name in archive.namelist() if name.startswith("codeproof/templates/")}
+    assert packed == {f"codeproof/templates/{path.relative_to(templates).as_posix()}"
+                      for path in templates.rglob("*") if path.is_file()}
 
 
 def engine_imports() -> dict[str, set[str]]:
