@@ -6,6 +6,7 @@
 #   ./dev.sh check    verify every block, then what a strict build checks besides (links, anchors, nav)
 #   ./dev.sh update | lock    the verification engine: repair drifted quotes and outputs | pin new files
 #   ./dev.sh new N "标题"    scaffold post N in docs/posts/ (and drop its announcement from mkdocs.yml)
+#   ./dev.sh drift --to REF | rebase --to REF    what a newer autograd changes in the quotes | move the baseline
 #   ./dev.sh lock-requirements    after changing a pin in requirements.txt: rewrite requirements.lock (needs uv)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -82,6 +83,6 @@ case "$command" in
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
     mkdocs build --strict --site-dir "$out" ;;
-  update|lock|new) exec python -m codeproof "$command" "$@" ;;
-  *) sed -n '2,9p' "$0" >&2; exit 2 ;;
+  update|lock|new|drift|rebase) exec python -m codeproof "$command" "$@" ;;
+  *) sed -n '2,10p' "$0" >&2; exit 2 ;;
 esac

@@ -101,6 +101,20 @@ def test_every_action_is_pinned_to_a_commit_sha_with_its_version_in_a_comment():
             assert re.fullmatch(r"\s+# v\d+(\.\d+)*", rest), f"{path.name}: {ref} lacks its `# vX.Y.Z` comment"
 
 
+def test_the_drift_watch_runs_weekly_and_by_hand_reports_in_the_summary_fails_on_change_and_never_deploys():
+    path = WORKFLOWS / "drift.yml"
+    done = validate_workflow(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    workflow = yaml.safe_load(path.read_text())
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as true
+    assert set(triggers) == {"schedule", "workflow_dispatch"} and triggers["schedule"][0]["cron"].endswith("* * 1")
+    assert workflow["permissions"] == {} and workflow["jobs"]["drift"]["permissions"] == {"contents": "read"}
+    run = next(step["run"] for step in workflow["jobs"]["drift"]["steps"] if "run" in step)
+    assert "./dev.sh drift --to HEAD --report drift.txt" in run and "$GITHUB_STEP_SUMMARY" in run
+    assert 'exit "$status"' in run  # drift's own status: 1 when a quote changed or is gone
+    assert not [step for step in workflow["jobs"]["drift"]["steps"] if "pages" in step.get("uses", "")]  # never deploys
+
+
 def test_the_jobs_get_only_the_token_permissions_they_need():
     workflow = yaml.safe_load(WORKFLOW.read_text())
     assert workflow["permissions"] == {}

@@ -4,6 +4,8 @@
     python -m codeproof update  [--no-cache] [--force]   rewrite drifted quotes and outputs in place
     python -m codeproof lock                   record blob SHA-1s of newly quoted files
     python -m codeproof new N TITLE [--slug S] scaffold post N in docs/posts/ and drop its announcement
+    python -m codeproof drift --to REF [--remote URL] | --to-release VERSION   [--format json] [--report F] [--run]
+                                               what a newer commit changes in the REAL SOURCE quotes
 """
 
 from __future__ import annotations
@@ -11,25 +13,29 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from . import guard
 from .blocks import read_post
 from .config import SeriesConfigError, load_config_file, series_from_extra
+from .drift import Release, as_json, compare, failed, output_changes, rebase, release_differs, summary
 from .engine import Engine, source_ref
-from .filesystem import shown_path
+from .filesystem import shown_path, write_atomically
 from .rewrite import rewrite_post
 from .scaffold import new_post
 from .series_model import read_series
-from .sources import SourceError, default_store, git_blob_sha1
-from .structure import BlockKind, Problem, report
+from .sources import SourceError, default_store, git_blob_sha1, not_there, release_files
+from .structure import BlockKind, FileRef, Problem, report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codeproof", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("check", "update", "lock", "new"))
+    parser.add_argument("command", choices=("check", "update", "lock", "new", "drift", "rebase"))
     parser.add_argument("number", nargs="?", type=int, help="new: the post's number in the series")
     parser.add_argument("title", nargs="?", help="new: its title, without the series name")
     parser.add_argument("--slug", help="new: its file name, docs/posts/<slug>.md (default: from the title)")
@@ -38,7 +44,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="run every experiment again")
     parser.add_argument("--force", action="store_true",
                         help=f"update: also replace quotes that share less than {SIMILARITY_FLOOR * 100:.0f}%% with the source")
+    parser.add_argument("--to", help="drift, rebase: a commit, tag or branch of the baseline repository")
+    parser.add_argument("--release", help="rebase: the PyPI version REF is (default: from a tag such as v1.9.2)")
+    parser.add_argument("--to-release", help="drift: a release on PyPI, e.g. 1.9.2 (its source archive)")
+    parser.add_argument("--remote", help="drift: fetch --to from this git URL or path (default: the configured remote)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="drift: the report's form")
+    parser.add_argument("--report", type=Path, help="drift: write the report to this file instead of printing it")
+    parser.add_argument("--run", action="store_true", help="drift: also run the experiments against that autograd")
     args = parser.parse_args(argv)
+    if args.command == "drift" and (args.to is None) == (args.to_release is None):
+        parser.error("drift takes --to REF or --to-release VERSION")
+    if args.command == "rebase" and args.to is None:
+        parser.error("rebase takes --to REF")
     if (args.command == "new") != (args.title is not None):
         parser.error("new takes a number and a title (and only new does): new 5 \"Broadcasting 的反向传播\"")
     try:
@@ -58,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         model, problems, notes = read_series(pages, series.announced)
         if args.command == "new":
             return new(series, Path(config.config_file_path), docs, model, args)
+        if args.command == "drift":
+            return drift(series, posts, args)
+        if args.command == "rebase":
+            return rebase_to(series, posts, Path(config.config_file_path), args)
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force,
@@ -122,6 +143,89 @@ def new(series, config_file: Path, docs: Path, model, args) -> int:
         return 1
     print("\n".join(done) + "\nnext: write it, then ./dev.sh lock (for new source files) and ./dev.sh check")
     return 0
+
+
+def drift(series, posts, args) -> int:
+    """The drift report; 1 when a quote changed or is gone (or an output would change), 2 when REF cannot
+    be fetched."""
+    engine = Engine(series)
+    git = engine.store.git
+    try:
+        if args.to_release:
+            files, sha256 = release_files(f"{series.baseline.sdist.partition('==')[0] or 'autograd'}=={args.to_release}",
+                                          series.cache_dir)
+            there = f"release {args.to_release} (sdist SHA-256 {sha256})"
+
+            def read(ref):
+                if ref.path not in files:
+                    raise not_there(ref, f"the release archive of {args.to_release}", sorted(files))
+                return files[ref.path]
+        else:
+            there = git.resolve(series.baseline.repo, args.to, args.remote)
+            read = git.fetch  # git has checked every object it received
+    except SourceError as error:
+        print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
+        return 2
+    drifts = compare(engine, posts, there, read)
+    ran, outputs_change = [], False
+    if args.run:
+        with tempfile.TemporaryDirectory(prefix="codeproof-drift-") as tree:
+            if args.to_release:
+                for path, data in files.items():
+                    (Path(tree) / path).parent.mkdir(parents=True, exist_ok=True)
+                    (Path(tree) / path).write_bytes(data)
+            else:
+                git.export(series.baseline.repo, there, Path(tree))
+            ran, outputs_change = output_changes(engine, posts, Path(tree))
+    if args.format == "json":
+        text = as_json(drifts, args.to or args.to_release, there) + "\n"
+    else:
+        text = "".join(f"{line}\n" for line in [*map(str, drifts), *ran, summary(drifts)])
+    if args.report:
+        write_atomically(args.report, text.encode("utf-8"))
+    else:
+        print(text, end="")
+    return 1 if failed(drifts) or outputs_change else 0
+
+
+def rebase_to(series, posts, config_file: Path, args) -> int:
+    """Move the baseline to --to in one reviewable step (a clean working tree, so `git diff` shows all of it)."""
+    status = subprocess.run(["git", "-C", str(series.root), "status", "--porcelain"], capture_output=True, text=True)
+    if status.returncode != 0 or status.stdout.strip():
+        print("error: rebase needs a clean git working tree, so that `git diff` shows what it changed\n"
+              "  hint: commit or stash your changes first", file=sys.stderr)
+        return 2
+    engine = Engine(series, store=default_store(series, fresh=True))  # every file fetched and checked anew
+    git = engine.store.git
+    version = args.release or (RELEASE_TAG.match(args.to).group(1) if RELEASE_TAG.match(args.to) else None)
+    try:
+        commit = git.resolve(series.baseline.repo, args.to, args.remote)
+        release = None
+        if version:
+            pin = f"{(series.baseline.sdist or 'autograd==').partition('==')[0]}=={version}"
+            files, sha256 = release_files(pin, series.cache_dir)
+            release = Release(version, pin, sha256, files)
+            differs = release_differs(release, lambda path: _blob_or_none(git, FileRef(series.baseline.repo, commit, path)))
+            if differs:
+                raise SourceError(f"the release archive {pin} holds {differs} otherwise than {args.to} ({commit[:7]})",
+                                  hint="name the release's own tag, or --release the version that REF is")
+    except SourceError as error:
+        print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
+        return 2
+    said = rebase(engine, posts, commit, release, config_file)
+    print("\n".join(line for line in said if line))
+    print("next: ./dev.sh check (it runs the experiments against the new baseline), then commit", file=sys.stderr)
+    return 0
+
+
+RELEASE_TAG = re.compile(r"^v?(\d+(?:\.\d+)+)$")  # a tag that names a release: v1.9.2 or 1.9.2
+
+
+def _blob_or_none(git, ref: FileRef) -> bytes | None:
+    try:
+        return git.fetch(ref)
+    except SourceError:
+        return None
 
 
 def _markdown_files(docs: Path) -> list[Path]:

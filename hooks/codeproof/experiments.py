@@ -248,10 +248,12 @@ def bwrap_works() -> bool:
     return probe.returncode == 0
 
 
-def run_env(run_dir: Path) -> dict[str, str]:
-    """The whole environment of a run: nothing is inherited from the build's."""
+def run_env(run_dir: Path, python_path: Path | None = None) -> dict[str, str]:
+    """The whole environment of a run: nothing is inherited from the build's. `python_path` puts a package
+    tree before the installed ones (drift --run: autograd at another commit)."""
     return {
         **FIXED_ENV,
+        **({"PYTHONPATH": str(python_path)} if python_path else {}),
         "PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
         "HOME": str(run_dir / "home"),
         "TMPDIR": str(run_dir / "tmp"),
@@ -279,7 +281,7 @@ def input_digest(files: dict[str, bytes], name: str) -> str | None:
 
 class ExperimentRunner:
     def __init__(self, root: Path, cache_dir: Path, timeout: float, output_cap: int, use_cache: bool = True,
-                 sandbox: str | None = None, key_file: Path | None = None):
+                 sandbox: str | None = None, key_file: Path | None = None, python_path: Path | None = None):
         """sandbox: "bwrap" or "subreaper"; None takes bwrap where it works. key_file: the cache's secret."""
         if sandbox not in (None, *SANDBOXES):
             raise ValueError(f"sandbox must be one of {SANDBOXES}, not {sandbox!r}")
@@ -288,9 +290,12 @@ class ExperimentRunner:
         self.timeout = timeout
         self.output_cap = output_cap
         # Caches are conveniences: CI trusts none (see the module's docstring).
-        self.use_cache = use_cache and os.environ.get(NO_CACHE_ENV, "") in ("", "0") and not in_ci()
+        # A run against another package tree is no evidence for the build: it neither reads nor fills the cache.
+        self.use_cache = use_cache and python_path is None and os.environ.get(NO_CACHE_ENV, "") in ("", "0") \
+            and not in_ci()
         self.sandbox = sandbox or ("bwrap" if bwrap_works() else "subreaper")
         self.key_file = key_file or default_key_file()
+        self.python_path = python_path
         self.versions = toolchain_versions()
         self.runs = 0  # scripts actually run by this runner (cache hits do not count)
         self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="experiment")
@@ -366,7 +371,7 @@ class ExperimentRunner:
             if cached is not None:
                 return cached
         result = self._run(script, files)
-        if result.ok and script in result.inputs:  # no record of its inputs, no reuse
+        if result.ok and script in result.inputs and self.python_path is None:  # no record of its inputs, no reuse
             self._store(entry, result)
         return result
 
@@ -471,7 +476,7 @@ class ExperimentRunner:
             argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,)) + argv
         started = time.monotonic()
         process = subprocess.Popen(
-            argv, cwd=cwd, env=run_env(run_dir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            argv, cwd=cwd, env=run_env(run_dir, self.python_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True, pass_fds=(record,),
         )
         with self._lock:

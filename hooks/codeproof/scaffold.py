@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import yaml
 from markupsafe import Markup
 
 from .config import MAX_NUMBER, Series
@@ -16,6 +15,7 @@ from .filesystem import shown_path, write_atomically
 from .frontmatter import front_matter
 from .render import TEMPLATES
 from .structure import Problem, SeriesModel, chinese_number
+from .yamledit import without_item
 
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
@@ -58,38 +58,12 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
         return [], problems
     done = [f"wrote {shown}: {full_title}"]
     mkdocs_yml = config_file.read_text(encoding="utf-8")
-    without, line = without_announcement(mkdocs_yml, number)
+    without, line = without_item(mkdocs_yml, ("extra", "series", "announced"), "number", str(number))
     write_atomically(path, text.encode("utf-8"))
     if line:
         write_atomically(config_file, without.encode("utf-8"))
         done.append(f"removed the announcement of 第{chinese_number(number)}篇 from {name} (line {line})")
     return done, []
-
-
-def without_announcement(mkdocs_yml: str, number: int) -> tuple[str, int | None]:
-    """mkdocs.yml's text without the `extra.series.announced` item of `number` (its own lines only, so every
-    comment and every other setting stays as written), and the line it was on; (text, None) if none."""
-    series = _node_at(yaml.compose(mkdocs_yml, Loader=yaml.SafeLoader), ("extra", "series"))
-    key, announced = next(((k, v) for k, v in getattr(series, "value", []) if k.value == "announced"), (None, None))
-    if not isinstance(announced, yaml.SequenceNode) or announced.flow_style:  # [..] on one line: left to the author
-        return mkdocs_yml, None
-    for item in announced.value:
-        value = _node_at(item, ("number",))
-        if isinstance(value, yaml.ScalarNode) and value.value == str(number):
-            lines = mkdocs_yml.split("\n")
-            first, last = item.start_mark.line, item.end_mark.line  # a block item ends where the next token starts
-            if len(announced.value) == 1:  # the list is empty now: the key's line says so
-                lines[key.start_mark.line] = lines[key.start_mark.line].rstrip() + " []"
-            return "\n".join(lines[:first] + lines[last:]), first + 1
-    return mkdocs_yml, None
-
-
-def _node_at(node, path: tuple):
-    for key in path:
-        if not isinstance(node, yaml.MappingNode):
-            return None
-        node = next((value for k, value in node.value if k.value == key), None)
-    return node
 
 
 def _slug_of(title: str) -> str:

@@ -147,14 +147,40 @@ class GitProvider:
         return [name.decode("utf-8", "replace") for name in listed.stdout.split(b"\0") if name] \
             if listed.returncode == 0 else None
 
-    def _ensure_commit(self, repo: str, commit: str) -> Path:
-        key = (repo, commit)
-        if key in self._failed:
-            raise ProviderUnavailable(self._failed[key])
+    def resolve(self, repo: str, ref: str, remote: str | None = None) -> str:
+        """Fetch a commit, tag or branch of `repo` (from `remote`, else the configured remote), every object
+        checked by git; its commit SHA. SourceError saying why when it cannot be fetched."""
+        url = remote or self.remote_template.format(repo=repo)
+        repo_dir = self._repo_dir(repo)
+        try:
+            fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1", url, ref)
+        except ProviderUnavailable as error:
+            raise SourceError(str(error), hint="try again, or fetch from another --remote") from None
+        if fetched.returncode != 0:
+            said = fetched.stderr.decode(errors="replace").strip().splitlines() or ["git fetch failed"]
+            reason = next((line for line in reversed(said) if line.startswith(("fatal:", "error:"))), said[-1])
+            raise SourceError(f"cannot fetch {ref} from {url}: {reason}",
+                              hint="name a commit, tag or branch of the repository, or another --remote")
+        return self._git(repo_dir, "rev-parse", "FETCH_HEAD^{commit}").stdout.decode().strip()
+
+    def export(self, repo: str, commit: str, dest: Path) -> None:
+        """Write the commit's files under dest (fetched already), as git archive gives them: no links out."""
+        archived = self._git(self._ensure_commit(repo, commit), "archive", "--format=tar", commit)
+        with tarfile.open(fileobj=io.BytesIO(archived.stdout)) as tree:
+            tree.extractall(dest, filter="data")
+
+    def _repo_dir(self, repo: str) -> Path:
         repo_dir = self.cache_dir / (repo.replace("/", "__") + ".git")
         if not (repo_dir / "HEAD").exists():
             repo_dir.mkdir(parents=True, exist_ok=True)
             self._git(repo_dir, "init", "--quiet", "--bare")
+        return repo_dir
+
+    def _ensure_commit(self, repo: str, commit: str) -> Path:
+        key = (repo, commit)
+        if key in self._failed:
+            raise ProviderUnavailable(self._failed[key])
+        repo_dir = self._repo_dir(repo)
         if self._git(repo_dir, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0:
             return repo_dir
         url = self.remote_template.format(repo=repo)
@@ -233,25 +259,48 @@ class SdistProvider:
     def _download(self) -> None:
         if self._failure:
             raise ProviderUnavailable(self._failure)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=self.folder) as tmp:
-            pinned = Path(tmp) / "requirement.txt"  # pip itself refuses an archive of another hash
-            pinned.write_text(f"{self.baseline.sdist} --hash=sha256:{self.baseline.sdist_sha256}\n")
-            # Only the release itself as an sdist: `--no-binary :all:` would reach the build backend that pip
-            # installs to read the sdist's metadata, and build it and its dependencies from source (30 s).
-            release = self.baseline.sdist.partition("==")[0]  # a pin, name==version (config.PIN_RE)
-            cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", release,
-                   "--require-hashes", "--retries", "1", "--timeout", "20", "--dest", tmp, "-r", str(pinned)]
-            try:
-                done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                done = None
-            archives = sorted(Path(tmp).glob("*.tar.gz"))
-            if done is None or done.returncode != 0 or len(archives) != 1:
-                tail = (done.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1] if done else "timed out"
-                self._failure = f"pip download {self.baseline.sdist}: {tail}"
-                raise ProviderUnavailable(self._failure)
-            os.replace(archives[0], self.archive)
+        try:
+            download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout)
+        except ProviderUnavailable as error:
+            self._failure = str(error)
+            raise
+
+
+def download_sdist(pin: str, archive: Path, sha256: str | None, timeout: float = 300) -> None:
+    """pip downloads the sdist of `pin` (name==version) to `archive`; with `sha256`, pip itself refuses an
+    archive of other bytes. ProviderUnavailable saying why when it cannot."""
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=archive.parent) as tmp:
+        requirement = Path(tmp) / "requirement.txt"
+        requirement.write_text(f"{pin} --hash=sha256:{sha256}\n" if sha256 else f"{pin}\n")
+        # Only the release itself as an sdist: `--no-binary :all:` would reach the build backend that pip
+        # installs to read the sdist's metadata, and build it and its dependencies from source (30 s).
+        release = pin.partition("==")[0]  # a pin, name==version (config.PIN_RE)
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", release,
+               *(["--require-hashes"] if sha256 else []), "--retries", "1", "--timeout", "20", "--dest", tmp,
+               "-r", str(requirement)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            done = None
+        archives = sorted(Path(tmp).glob("*.tar.gz"))
+        if done is None or done.returncode != 0 or len(archives) != 1:
+            tail = (done.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1] if done else "timed out"
+            raise ProviderUnavailable(f"pip download {pin}: {tail}")
+        os.replace(archives[0], archive)
+
+
+def release_files(pin: str, cache_dir: Path) -> tuple[dict[str, bytes], str]:
+    """The files of a release's sdist (downloaded once into the cache) and the archive's SHA-256, which PyPI
+    served over TLS: the drift report names it, nothing is pinned by it. SourceError when it cannot be had."""
+    archive = cache_dir / "sdist" / "releases" / (pin.replace("==", "-") + ".tar.gz")
+    if not archive.is_file():
+        try:
+            download_sdist(pin, archive, None)
+        except ProviderUnavailable as error:
+            raise SourceError(str(error), hint="name a version published on PyPI, or check the network") from None
+    data = archive.read_bytes()
+    return _archive_files(data), hashlib.sha256(data).hexdigest()
 
 
 def _archive_files(data: bytes) -> dict[str, bytes]:
@@ -279,6 +328,10 @@ class SourceStore:
 
     def cache_path(self, blob: str) -> Path:
         return self.cache_dir / blob[:2] / blob
+
+    @property
+    def git(self) -> GitProvider:
+        return next(provider for provider in self.providers if isinstance(provider, GitProvider))
 
     def read(self, ref: FileRef) -> str:
         if ref not in self._texts:

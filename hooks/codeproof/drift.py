@@ -1,0 +1,224 @@
+"""Drift watch: what a newer commit of the baseline repository changes in the posts' REAL SOURCE quotes.
+
+Each quote is verified at the pin first (its lines there are the evidence), then looked for at the other
+commit, which is fetched with git (git checks every object it receives; no lock entry is needed):
+- unchanged: the same lines at the same numbers;
+- moved: the same text, inside the symbol, at other numbers;
+- changed: the symbol is there but the text differs (a diff against its closest run);
+- gone: the file or the symbol is not there.
+Nothing in the repository is written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+
+from .compare import outputs_match
+from .engine import Engine, run_failure, source_ref
+from .experiments import ExperimentRunner
+from .filesystem import write_atomically
+from .rewrite import rewrite_post
+from .sources import SourceError, git_blob_sha1
+from .structure import Block, BlockKind, Checked, FileRef, ParsedPost
+from .symbols import SymbolError, SymbolIndex, parse_symbols
+from .verify import verify_source_quote
+from .yamledit import with_values
+
+
+class Status(Enum):
+    UNCHANGED = "unchanged"
+    MOVED = "moved"
+    CHANGED = "changed"
+    GONE = "gone"
+
+
+@dataclass(frozen=True)
+class Drift:
+    """What became of one quote at the other commit."""
+
+    post: str
+    line: int
+    status: Status
+    file: str
+    symbol: str
+    lines: tuple[int, int] | None  # at the pin
+    moved_to: tuple[int, int] | None = None  # at the other commit, when moved
+    diff: str = ""  # when changed: the quote against its closest run there
+    why: str = ""  # when gone, or not verified at the pin
+    repair: str | None = None  # when changed: the lines `rebase` writes (as `update` would)
+    block: Block | None = field(default=None, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        where = f"{self.post}:{self.line}: {self.status.value} {self.file} {self.symbol}"
+        span = f" {self.lines[0]}-{self.lines[1]}" if self.lines else ""
+        if self.status is Status.MOVED:
+            return f"{where}{span} -> {self.moved_to[0]}-{self.moved_to[1]}"
+        if self.status is Status.CHANGED:
+            return f"{where}{span}" + (f": {self.why}" if self.why else "") + ("\n" + self.diff.rstrip("\n") if self.diff else "")
+        if self.status is Status.GONE:
+            return f"{where}: {self.why}"
+        return f"{where}{span}"
+
+
+def compare(engine: Engine, posts: list[ParsedPost], there: str, read: Callable[[FileRef], bytes]) -> list[Drift]:
+    """The drift of every REAL SOURCE block of the baseline repository from the pin to `there` (a commit, or a
+    release's name), whose files `read` gives (SourceError when one is not there). A block pinned to its own
+    commit does not move with the baseline, and is left out."""
+    baseline = engine.series.baseline
+    found = []
+    for post in posts:
+        for block in post.blocks:
+            if block.kind is BlockKind.SOURCE and block.fields.get("Repo", baseline.repo) == baseline.repo \
+                    and block.fields.get("Commit", baseline.commit) == baseline.commit:
+                drift = _drift(engine, block, replace(source_ref(block, baseline), commit=there), read)
+                found.append(replace(drift, block=block))
+    return found
+
+
+def _drift(engine: Engine, block: Block, there: FileRef, read: Callable[[FileRef], bytes]) -> Drift:
+    file, symbol = block.fields["File"], block.fields["Symbol"]
+    pinned = engine.check(block)
+    if pinned.problem:  # no evidence to compare: the post fails at the pin already
+        return Drift(block.post, block.line, Status.CHANGED, file, symbol, None,
+                     why=f"not verified at the pin ({pinned.problem.message}); run ./dev.sh check")
+    was = (pinned.excerpt.first, pinned.excerpt.last)
+    try:
+        text = read(there).decode("utf-8")
+    except (SourceError, UnicodeDecodeError) as error:
+        return Drift(block.post, block.line, Status.GONE, file, symbol, was, why=f"the file: {error}")
+    try:
+        index = SymbolIndex(text)
+        for spec in parse_symbols(symbol):
+            index.spans(spec)
+    except (SymbolError, SyntaxError) as error:
+        return Drift(block.post, block.line, Status.GONE, file, symbol, was, why=f"the symbol: {error}")
+    quoted = block if block.quote is not None else replace(block, quote=pinned.excerpt.text)  # a header alone: the symbol
+    found = verify_source_quote(quoted, there, text)
+    if found.excerpt:
+        now = (found.excerpt.first, found.excerpt.last)
+        if now == was:
+            return Drift(block.post, block.line, Status.UNCHANGED, file, symbol, was)
+        return Drift(block.post, block.line, Status.MOVED, file, symbol, was, moved_to=now)
+    if block.quote is None:  # the symbol's text changed: the new whole symbol is what a header alone shows
+        now = verify_source_quote(block, there, text).excerpt
+        diff = "".join(difflib.unified_diff(pinned.excerpt.text.splitlines(True), now.text.splitlines(True),
+                                            f"{file}@pin lines {was[0]}-{was[1]}",
+                                            f"{file}@{there.commit[:7]} lines {now.first}-{now.last}", n=2))
+        return Drift(block.post, block.line, Status.CHANGED, file, symbol, was, diff=diff)
+    return Drift(block.post, block.line, Status.CHANGED, file, symbol, was, why=found.problem.message.split(": ", 1)[-1],
+                 diff=found.problem.detail, repair=found.repair)
+
+
+def summary(drifts: list[Drift]) -> str:
+    count = {status: sum(d.status is status for d in drifts) for status in Status}
+    return (f"drift: {count[Status.CHANGED]} changed, {count[Status.MOVED]} moved, "
+            f"{count[Status.UNCHANGED]} unchanged, {count[Status.GONE]} gone")
+
+
+def failed(drifts: list[Drift]) -> bool:
+    return any(d.status in (Status.CHANGED, Status.GONE) for d in drifts)
+
+
+def as_json(drifts: list[Drift], to: str, commit: str) -> str:
+    blocks = [{**asdict(replace(d, block=None)), "status": d.status.value} for d in drifts]
+    for entry in blocks:
+        del entry["repair"], entry["block"]
+    return json.dumps({"to": to, "commit": commit, "blocks": blocks, "summary": summary(drifts)},
+                      ensure_ascii=False, indent=2)
+
+
+def output_changes(engine: Engine, posts: list[ParsedPost], package_tree: Path) -> tuple[list[str], bool]:
+    """Run every experiment an [OUTPUT] block records with the package tree first on the path (autograd at
+    the other commit), in the build's sandbox and not cached; a line per block, and whether any would change."""
+    series = engine.series
+    runner = ExperimentRunner(series.root, series.cache_dir, series.experiment_timeout, series.output_cap,
+                              use_cache=False, python_path=package_tree)
+    blocks = [block for post in posts for block in post.blocks if block.kind is BlockKind.OUTPUT]
+    try:
+        for script in dict.fromkeys(block.fields["File"] for block in blocks):
+            runner.start(script)
+        lines, changed = [], False
+        for block in blocks:
+            script = block.fields["File"]
+            run = runner.result(script)
+            where = f"{block.post}:{block.line}: output of {script}"
+            if not run.ok:
+                lines.append(f"{where} would fail: {run_failure(run, series.experiment_timeout)}")
+            elif block.quote is None or outputs_match(block.quote, run.stdout, block.tolerance):
+                lines.append(f"{where} unchanged")
+                continue
+            else:
+                diff = difflib.unified_diff(block.quote.splitlines(), run.stdout.splitlines(), "recorded",
+                                            "printed there", n=1, lineterm="")
+                lines.append(f"{where} would change\n" + "\n".join(diff))
+            changed = True
+    finally:
+        runner.finish()
+    return lines, changed
+
+
+@dataclass(frozen=True)
+class Release:
+    """A release the baseline moves to: its version, the pip pin of its sdist, the archive's SHA-256 and files."""
+
+    version: str
+    pin: str
+    sha256: str
+    files: dict[str, bytes]
+
+
+def release_differs(release: Release, read: Callable[[str], bytes | None]) -> str | None:
+    """The first file the release archive holds otherwise than the commit (`read` gives the commit's bytes,
+    None for a file it lacks), or None: the offline build may then read the commit's files from the archive."""
+    for path, data in sorted(release.files.items()):
+        there = read(path)
+        if there is not None and there != data:
+            return path
+    return None
+
+
+def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Release | None, config_file: Path) -> list[str]:
+    """Move the series to `commit`: the baseline in mkdocs.yml, the lock's entries for the quoted files, and
+    the changed quotes rewritten from there as `update` would (moved quotes need nothing: their numbers come
+    from the file). Returns what was done, each change as a diff; a gone quote is left for the author."""
+    series, git = engine.series, engine.store.git
+    drifts = compare(engine, posts, commit, git.fetch)
+    said = []
+    by_post = {post.post: post for post in posts}
+    for name, post_drifts in _by_post(drifts).items():
+        repairs = [Checked(d.block, repair=d.repair) for d in post_drifts if d.status is Status.CHANGED and d.repair]
+        if repairs:
+            said.append(rewrite_post(series.root / name, by_post[name], repairs).rstrip("\n"))
+    old = config_file.read_text(encoding="utf-8")
+    version = release.version if release else f"{series.baseline.version.split('+')[0]}+git.{commit[:7]}"
+    new = with_values(old, ("extra", "series", "baseline"), {
+        "commit": commit, "version": version,
+        "sdist": release.pin if release else None, "sdist_sha256": release.sha256 if release else None})
+    write_atomically(config_file, new.encode("utf-8"))
+    said.append("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), config_file.name,
+                                             config_file.name)).rstrip("\n"))
+    lock = engine.store.lock
+    for path in sorted({d.file for d in drifts if d.status is not Status.GONE}):
+        ref = FileRef(series.baseline.repo, commit, path)
+        lock.record(ref, git_blob_sha1(git.fetch(ref)))  # git checked the objects it fetched
+        said.append(f"locked {ref} (from git)")
+    pinned_elsewhere = {block.fields.get("Commit") for post in posts for block in post.blocks}
+    if series.baseline.commit not in pinned_elsewhere:  # no block quotes the old commit any more
+        lock.entries.get(series.baseline.repo, {}).pop(series.baseline.commit, None)
+    lock.save()
+    said += [f"rewrite by hand: {d}" for d in drifts if d.status is Status.GONE or (
+        d.status is Status.CHANGED and d.block.quote is not None and not d.repair)]  # a header alone shows the new symbol
+    said.append(summary(drifts))
+    return said
+
+
+def _by_post(drifts: list[Drift]) -> dict[str, list[Drift]]:
+    grouped: dict[str, list[Drift]] = {}
+    for drift in drifts:
+        grouped.setdefault(drift.post, []).append(drift)
+    return grouped

@@ -1,0 +1,210 @@
+"""`drift` reports what another commit of the baseline repository changes in the quotes; `rebase` moves there."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+import yaml
+
+from codeproof.__main__ import main
+from codeproof.drift import Release, release_differs
+from conftest import git
+
+V1 = '''\
+LIMIT = 10
+
+
+def f(x):
+    return x + 1
+
+
+def g(x):
+    y = x * 2
+    return y
+
+
+def h(x):
+    return -x
+'''
+# One line inserted above f (f and g move down), one quoted line of g changed, h removed.
+V2 = V1.replace("\n\ndef f", "\n# f adds one\n\ndef f").replace("x * 2", "x * 3").split("\n\ndef h")[0] + "\n"
+
+POST = '''\
+---
+title: "Drift fixture"
+series: 1
+date: 2026-01-01
+---
+
+Prose.
+
+[REAL SOURCE]
+File: pkg/mod.py
+Symbol: LIMIT
+
+```python
+LIMIT = 10
+```
+
+[REAL SOURCE]
+File: pkg/mod.py
+Symbol: f
+
+```python
+def f(x):
+    return x + 1
+```
+
+[REAL SOURCE]
+File: pkg/mod.py
+Symbol: g
+
+```python
+    y = x * 2
+```
+
+[REAL SOURCE]
+File: pkg/mod.py
+Symbol: h
+
+```python
+def h(x):
+    return -x
+```
+'''
+
+
+@pytest.fixture
+def site(tmp_path):
+    repo = tmp_path / "remote" / "fixture" / "upstream"
+    (repo / "pkg").mkdir(parents=True)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "fixture@example.invalid")
+    git(repo, "config", "user.name", "fixture")
+    commits = []
+    for text in (V1, V2):
+        (repo / "pkg" / "mod.py").write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "change")
+        commits.append(git(repo, "rev-parse", "HEAD"))
+    git(repo, "tag", "newer")
+    site = tmp_path / "site"
+    (site / "docs" / "posts").mkdir(parents=True)
+    (site / "docs" / "posts" / "p.md").write_text(POST)
+    series = {"name": "Fixture series", "git_remote": f"file://{tmp_path / 'remote'}/{{repo}}",
+              "baseline": {"repo": "fixture/upstream", "commit": commits[0], "version": "1.9.1"}}
+    (site / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "f", "extra": {"series": series}}))
+    (site / ".gitignore").write_text(".cache/\n")
+    assert main(["lock", "--config", str(site / "mkdocs.yml")]) == 0
+    for args in (["init", "-q"], ["config", "user.email", "a@example.invalid"], ["config", "user.name", "a"],
+                 ["add", "-A"], ["commit", "-qm", "the series"]):
+        git(site, *args)
+    return site, commits, repo
+
+
+def drift(site, *args: str, capsys) -> tuple[int, str, str]:
+    code = main(["drift", *args, "--config", str(site / "mkdocs.yml")])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_each_quote_is_unchanged_moved_changed_or_gone_and_the_last_line_counts_them(site, capsys):
+    site, commits, _ = site
+    code, out, _ = drift(site, "--to", "newer", capsys=capsys)
+    assert code == 1  # something changed or is gone
+    assert out == f"""\
+docs/posts/p.md:9: unchanged pkg/mod.py LIMIT 1-1
+docs/posts/p.md:17: moved pkg/mod.py f 4-5 -> 5-6
+docs/posts/p.md:26: changed pkg/mod.py g 9-9: quote differs from source (first difference at docs/posts/p.md:31, line 10 of the file)
+--- docs/posts/p.md (quote)
++++ pkg/mod.py@{commits[1][:7]} lines 10-10
+@@ -1 +1 @@
+-    y = x * 2
++    y = x * 3
+docs/posts/p.md:34: gone pkg/mod.py h: the symbol: symbol 'h' is not in the file
+drift: 1 changed, 1 moved, 1 unchanged, 1 gone
+"""
+
+
+def test_no_change_exits_0_and_json_says_the_same_for_machines(site, capsys):
+    site, commits, _ = site
+    code, out, _ = drift(site, "--to", commits[0], capsys=capsys)
+    assert code == 0 and out.splitlines()[-1] == "drift: 0 changed, 0 moved, 4 unchanged, 0 gone"
+    code, out, _ = drift(site, "--to", "newer", "--format", "json", capsys=capsys)
+    report = json.loads(out)
+    assert code == 1 and report["commit"] == commits[1] and report["to"] == "newer"
+    assert [(b["line"], b["status"], b["lines"], b["moved_to"]) for b in report["blocks"]] == [
+        (9, "unchanged", [1, 1], None), (17, "moved", [4, 5], [5, 6]), (26, "changed", [9, 9], None),
+        (34, "gone", [13, 14], None)]
+    assert report["summary"] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone"
+
+
+def test_a_ref_that_cannot_be_fetched_exits_2_with_the_reason_and_remote_says_where_from(site, capsys, tmp_path):
+    site, commits, repo = site
+    code, out, err = drift(site, "--to", "no-such-branch", capsys=capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: cannot fetch no-such-branch from file://") and "no-such-branch" in err
+    assert drift(site, "--to", commits[0], capsys=capsys)[0] == 0  # the pinned files are in the cache now
+    config = yaml.safe_load((site / "mkdocs.yml").read_text())
+    config["extra"]["series"]["git_remote"] = "file:///nowhere/{repo}"
+    (site / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    assert drift(site, "--to", "newer", capsys=capsys)[0] == 2  # the configured remote is gone
+    code, out, _ = drift(site, "--to", "newer", "--remote", str(repo), capsys=capsys)
+    assert code == 1 and out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone"
+
+
+def test_drift_writes_nothing_in_the_repository(site, capsys):
+    site, _, _ = site
+    drift(site, "--to", "newer", "--report", str(site.parent / "report.txt"), capsys=capsys)
+    assert git(site, "status", "--porcelain") == ""
+    assert (site.parent / "report.txt").read_text().endswith("drift: 1 changed, 1 moved, 1 unchanged, 1 gone\n")
+
+
+def test_rebase_moves_the_baseline_rewrites_changed_quotes_and_leaves_gone_ones_to_the_author(site, capsys):
+    site, commits, _ = site
+    assert main(["rebase", "--to", "newer", "--config", str(site / "mkdocs.yml")]) == 0
+    out = capsys.readouterr().out
+    assert "-    y = x * 2\n+    y = x * 3" in out
+    assert f"locked fixture/upstream@{commits[1][:7]}:pkg/mod.py (from git)" in out
+    assert "rewrite by hand: docs/posts/p.md:34: gone pkg/mod.py h" in out
+    assert yaml.safe_load((site / "mkdocs.yml").read_text())["extra"]["series"]["baseline"] == {
+        "repo": "fixture/upstream", "commit": commits[1], "version": f"1.9.1+git.{commits[1][:7]}"}
+    lock = json.loads((site / "sources.lock.json").read_text())
+    assert list(lock["fixture/upstream"]) == [commits[1]]  # no block quotes the old commit any more
+    assert "    y = x * 3\n" in (site / "docs" / "posts" / "p.md").read_text()
+    code = main(["check", "--config", str(site / "mkdocs.yml")])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("docs/posts/p.md:") == 1 and "docs/posts/p.md:34:" in err  # only h is left
+
+
+def test_rebase_refuses_a_dirty_working_tree(site, capsys):
+    site, _, _ = site
+    (site / "docs" / "posts" / "p.md").write_text(POST + "\nA draft line.\n")
+    assert main(["rebase", "--to", "newer", "--config", str(site / "mkdocs.yml")]) == 2
+    assert capsys.readouterr().err.startswith("error: rebase needs a clean git working tree")
+    assert subprocess.run(["git", "-C", str(site), "diff", "--stat", "--", "mkdocs.yml"],
+                          capture_output=True, text=True).stdout == ""
+
+
+def test_run_reports_which_recorded_outputs_would_change_with_the_package_at_ref(site, capsys):
+    site, _, _ = site
+    (site / "experiments").mkdir()
+    (site / "experiments" / "show.py").write_text("from pkg.mod import g\n\nprint(g(1))\n")
+    post = site / "docs" / "posts" / "p.md"
+    post.write_text(POST + "\n[OUTPUT]\nFile: experiments/show.py\n\n```text\n2\n```\n")
+    line = post.read_text().splitlines().index("[OUTPUT]") + 1
+    code, out, _ = drift(site, "--to", "newer", "--run", capsys=capsys)
+    assert code == 1
+    assert f"docs/posts/p.md:{line}: output of experiments/show.py would change\n--- recorded\n+++ printed there\n" \
+           "@@ -1 +1 @@\n-2\n+3" in out  # g(1) is 3 at the newer commit
+    assert out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone"
+    assert not (site / ".cache" / "experiments").exists() or not any((site / ".cache" / "experiments").iterdir())
+
+
+def test_a_release_archive_is_taken_only_if_it_holds_the_commits_files():
+    commit = {"pkg/mod.py": b"x = 1\n", "README": b"r"}
+    release = Release("2.0", "pkg==2.0", "0" * 64, {"pkg/mod.py": b"x = 1\n", "PKG-INFO": b"built"})
+    assert release_differs(release, commit.get) is None  # files the commit lacks (PKG-INFO) are the build's
+    assert release_differs(Release("2.0", "pkg==2.0", "0" * 64, {"pkg/mod.py": b"x = 2\n"}), commit.get) == "pkg/mod.py"
