@@ -22,7 +22,7 @@ from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
 from codeproof.filesystem import shown_path
 from codeproof.prose import first_paragraph
-from codeproof.series_model import category_anchor, posts_using, read_series, series_bar
+from codeproof.series_model import category_anchors, posts_using, read_series, series_bar
 from codeproof.sources import SourceError
 from codeproof.structure import Problem, SeriesModel, report
 from codeproof.tables import TableCells
@@ -215,11 +215,12 @@ def on_page_context(context, page, config, nav):
     if this is None:  # not a series post (or one whose front matter is a problem already reported)
         return context
     baseline = build.engine.series.baseline
+    anchors = category_anchors(build.series)
     context["series"] = {
         **series_bar(build.series, this),
         "minutes": this.minutes,
         "categories": [(category, build.category_index is not None
-                        and get_relative_url(build.category_index, page.url) + "#" + category_anchor(category))
+                        and get_relative_url(build.category_index, page.url) + "#" + anchors[category])
                        for category in this.categories],
         "link": lambda url: get_relative_url(url, page.url),
         "baseline": baseline,

@@ -10,6 +10,7 @@ import yaml
 
 from codeproof.__main__ import main
 from codeproof.drift import Release, release_differs
+from codeproof.yamledit import with_values
 from conftest import git
 
 V1 = '''\
@@ -162,15 +163,30 @@ def test_drift_writes_nothing_in_the_repository(site, capsys):
     assert (site.parent / "report.txt").read_text().endswith("drift: 1 changed, 1 moved, 1 unchanged, 1 gone\n")
 
 
-def test_rebase_moves_the_baseline_rewrites_changed_quotes_and_leaves_gone_ones_to_the_author(site, capsys):
-    site, commits, _ = site
-    assert main(["rebase", "--to", "newer", "--config", str(site / "mkdocs.yml")]) == 0
+@pytest.fixture
+def released(site, monkeypatch):
+    """The newer commit published as release 2.0 of `autograd` (its archive: the commit's files, and one of
+    the build's), as PyPI would give it."""
+    site, commits, repo = site
+    files = {"pkg/mod.py": V2.encode(), "PKG-INFO": b"Version: 2.0\n"}
+    monkeypatch.setattr("codeproof.__main__.release_files", lambda pin, cache: (files, "a" * 64))
+    (site / "requirements.txt").write_text("autograd==1.9.1\nnumpy==2.2.6\n")
+    git(site, "add", "-A")
+    git(site, "commit", "-qm", "pins")
+    return site, commits, files
+
+
+def test_rebase_moves_the_baseline_rewrites_changed_quotes_and_leaves_gone_ones_to_the_author(released, capsys):
+    site, commits, _ = released
+    assert main(["rebase", "--to", "newer", "--release", "2.0", "--config", str(site / "mkdocs.yml")]) == 0
     out = capsys.readouterr().out
     assert "-    y = x * 2\n+    y = x * 3" in out
-    assert f"locked fixture/upstream@{commits[1][:7]}:pkg/mod.py (from git)" in out
+    assert f"locked fixture/upstream@{commits[1][:7]}:pkg/mod.py = " in out
     assert "rewrite by hand: docs/posts/p.md:34: gone pkg/mod.py h" in out
     assert yaml.safe_load((site / "mkdocs.yml").read_text())["extra"]["series"]["baseline"] == {
-        "repo": "fixture/upstream", "commit": commits[1], "version": f"1.9.1+git.{commits[1][:7]}"}
+        "repo": "fixture/upstream", "commit": commits[1], "version": "2.0", "sdist": "autograd==2.0",
+        "sdist_sha256": "a" * 64}
+    assert (site / "requirements.txt").read_text() == "autograd==2.0\nnumpy==2.2.6\n"
     lock = json.loads((site / "sources.lock.json").read_text())
     assert list(lock["fixture/upstream"]) == [commits[1]]  # no block quotes the old commit any more
     assert "    y = x * 3\n" in (site / "docs" / "posts" / "p.md").read_text()
@@ -179,10 +195,10 @@ def test_rebase_moves_the_baseline_rewrites_changed_quotes_and_leaves_gone_ones_
     assert code == 1 and err.count("docs/posts/p.md:") == 1 and "docs/posts/p.md:34:" in err  # only h is left
 
 
-def test_rebase_refuses_a_dirty_working_tree(site, capsys):
-    site, _, _ = site
+def test_rebase_refuses_a_dirty_working_tree(released, capsys):
+    site, _, _ = released
     (site / "docs" / "posts" / "p.md").write_text(POST + "\nA draft line.\n")
-    assert main(["rebase", "--to", "newer", "--config", str(site / "mkdocs.yml")]) == 2
+    assert main(["rebase", "--to", "newer", "--release", "2.0", "--config", str(site / "mkdocs.yml")]) == 2
     assert capsys.readouterr().err.startswith("error: rebase needs a clean git working tree")
     assert subprocess.run(["git", "-C", str(site), "diff", "--stat", "--", "mkdocs.yml"],
                           capture_output=True, text=True).stdout == ""
@@ -208,3 +224,62 @@ def test_a_release_archive_is_taken_only_if_it_holds_the_commits_files():
     release = Release("2.0", "pkg==2.0", "0" * 64, {"pkg/mod.py": b"x = 1\n", "PKG-INFO": b"built"})
     assert release_differs(release, commit.get) is None  # files the commit lacks (PKG-INFO) are the build's
     assert release_differs(Release("2.0", "pkg==2.0", "0" * 64, {"pkg/mod.py": b"x = 2\n"}), commit.get) == "pkg/mod.py"
+
+
+def test_rebase_refuses_a_ref_that_is_no_release_and_an_archive_that_is_not_the_commit(released, capsys, monkeypatch):
+    site, commits, files = released
+    before = git(site, "rev-parse", "HEAD")
+    assert main(["rebase", "--to", "newer", "--config", str(site / "mkdocs.yml")]) == 2
+    assert capsys.readouterr().err.startswith("error: 'newer' does not name a release")
+    monkeypatch.setattr("codeproof.__main__.release_files", lambda pin, cache: ({"pkg/mod.py": V1.encode()}, "a" * 64))
+    assert main(["rebase", "--to", "newer", "--release", "2.0", "--config", str(site / "mkdocs.yml")]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"error: the release archive autograd==2.0 holds pkg/mod.py otherwise than newer ({commits[1][:7]})")
+    assert git(site, "status", "--porcelain") == "" and git(site, "rev-parse", "HEAD") == before  # nothing written
+
+
+def test_rebase_to_the_baseline_itself_changes_nothing(released, capsys):
+    site, commits, _ = released
+    assert main(["rebase", "--to", commits[0], "--release", "1.9.1", "--config", str(site / "mkdocs.yml")]) in (0, 2)
+    assert git(site, "status", "--porcelain") == ""
+
+
+def test_a_ref_that_looks_like_an_option_never_reaches_git(site, capsys, tmp_path):
+    site, _, repo = site
+    marker = tmp_path / "pwned"
+    code, _, err = drift(site, "--to", f"--upload-pack=touch {marker}; git-upload-pack", "--remote", str(repo),
+                         capsys=capsys)
+    assert code == 2 and not marker.exists()
+    assert "is not a commit, tag or branch git can be asked for" in err
+
+
+@pytest.mark.parametrize("baseline, why", [
+    ("    baseline: {repo: a/b, commit: x}\n", "extra.series.baseline is not a mapping written one setting per line"),
+    ("    baseline:\n      commit: !ENV [COMMIT, x]\n", "extra.series.baseline.commit is not a value on one line"),
+    ("    baseline:\n      commit: >-\n        x\n", "extra.series.baseline.commit is not a value on one line"),
+])
+def test_the_baseline_is_edited_in_place_or_not_at_all(baseline, why):
+    text = "extra:\n  series:\n" + baseline + "    name: n\n"
+    with pytest.raises(ValueError) as refused:
+        with_values(text, ("extra", "series", "baseline"), {"commit": "y"})
+    assert str(refused.value) == why
+
+
+def test_an_edit_keeps_comments_and_adds_what_is_missing():
+    text = "extra:\n  series:\n    baseline:\n      # the pin\n      commit: x  # why\n      version: 1.0\n    name: n\n"
+    assert with_values(text, ("extra", "series", "baseline"), {"commit": "y", "version": "2.0", "sdist": "a==2.0"}) == (
+        'extra:\n  series:\n    baseline:\n      # the pin\n      commit: "y"  # why\n      version: "2.0"\n'
+        '      sdist: "a==2.0"\n    name: n\n')
+
+
+def test_a_header_alone_is_compared_as_the_build_would_show_it_there(site, capsys):
+    site, commits, _ = site
+    post = site / "docs" / "posts" / "p.md"
+    post.write_text(POST + "\n[REAL SOURCE]\nFile: pkg/mod.py\nSymbol: g\n")
+    lines = post.read_text().splitlines()
+    line = len(lines) - lines[::-1].index("Symbol: g") - 2  # the header of the last block, two lines up
+    code, out, _ = drift(site, "--to", "newer", capsys=capsys)
+    assert code == 1
+    assert f"docs/posts/p.md:{line}: changed pkg/mod.py g 8-10\n--- pkg/mod.py@pin lines 8-10\n" \
+           f"+++ pkg/mod.py@{commits[1][:7]} lines 9-11\n" in out
+    assert out.splitlines()[-1] == "drift: 2 changed, 1 moved, 1 unchanged, 1 gone"

@@ -10,6 +10,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.__main__ import main as codeproof
+from codeproof.yamledit import without_item
 from fixture_site import make_site
 
 ANNOUNCED = """\
@@ -76,7 +77,7 @@ def test_new_refuses_a_number_that_is_published(site):
     (["4", "标题", "--slug", "Bad Slug"], "mkdocs.yml:1: new: the slug 'Bad Slug' is not lowercase words joined by -\n"
                                           "  hint: e.g. --slug broadcasting-vjp"),
     (["4", "标题", "--slug", "p"], "docs/posts/p.md:1: new: the file exists already\n  hint: choose another slug with --slug"),
-    (["4", "两行\n标题"], "mkdocs.yml:1: new: the title '两行\\n标题' is not one line of text\n"
+    (["4", "两行\n标题"], "mkdocs.yml:1: new: the title '两行\\n标题' is not one line of text of at most 120 characters\n"
                         '  hint: e.g. "Broadcasting 的反向传播"'),
     (["4", "a <b>"], "docs/posts/a-b.md:2: front matter: title 'Fixture series（四）：a <b>' holds <>, which the "
                      "navigation, tags and feed would publish as markup\n  hint: write it without <, > and & (use 与 or "
@@ -111,3 +112,22 @@ def test_a_new_post_takes_the_categories_of_the_latest_post(site):
     site.edit("date: 2026-01-01", "date: 2026-01-01\ncategories: [应用数学, 源码]")
     new(site, "2", "二", "--slug", "two")
     assert '\ncategories: ["应用数学", "源码"]\n' in (site.root / "docs" / "posts" / "two.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("before, number, after", [
+    ("a:\n  # c1\n  - number: 5\n    title: t\n  # about 7\n  - number: 7\n\n# next\nb: 1\n", "5",
+     "a:\n  # c1\n  # about 7\n  - number: 7\n\n# next\nb: 1\n"),
+    ("a:\n  - number: 5\n  - number: 7\n\n# next\nb: 1\n", "7", "a:\n  - number: 5\n\n# next\nb: 1\n"),
+    ("a:  # to come\n  - {number: 5}\nb: 1\n", "5", "a: []  # to come\nb: 1\n"),
+    ("a: [{number: 5}]\n", "5", "a: [{number: 5}]\n"),  # one line of flow style: left to the author
+])
+def test_an_announcement_goes_with_its_own_lines_only(before, number, after):
+    assert without_item(before, ("a",), "number", number)[0] == after
+
+
+def test_new_keeps_the_line_endings_of_mkdocs_yml(site):
+    config = site.root / "mkdocs.yml"
+    config.write_bytes(config.read_bytes().replace(b"\n", b"\r\n"))
+    assert new(site, "2", "二", "--slug", "two")[0] == 0
+    data = config.read_bytes()
+    assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"") and b"number: 2" not in data

@@ -6,7 +6,7 @@ import pytest
 
 from codeproof.blocks import parse_post
 from codeproof.frontmatter import front_matter, split_front_matter
-from codeproof.series_model import read_series, series_bar, series_model
+from codeproof.series_model import category_anchors, read_series, series_bar, series_model
 from codeproof.structure import Entry, chinese_number
 
 
@@ -78,7 +78,7 @@ def test_a_page_outside_posts_without_series_is_no_post():
     ("title: x\nseries: 5\n",
      "docs/posts/x.md:1: front matter: a post of the series needs a date\n  hint: add it, e.g. date: 2026-09-05"),
     ("title: x\nseries: 5\ndate: 2026-02-30\n",
-     "docs/posts/x.md:1: front matter cannot be read: day is out of range for month\n"
+     "docs/posts/x.md:4: front matter cannot be read: day is out of range for month\n"
      "  hint: a date is written as 2026-09-05"),
     ("title: x\nseries: 5\ndate: 05.09.2026\n",
      "docs/posts/x.md:4: front matter: date '05.09.2026' is not a date\n  hint: write it as 2026-09-05"),
@@ -88,6 +88,13 @@ def test_a_page_outside_posts_without_series_is_no_post():
     ("title: 系列（七）：题\nseries: 5\ndate: 2026-01-01\n",
      "docs/posts/x.md:2: front matter: the title says （七） but the series number is 5 （五）\n"
      "  hint: make the title and `series:` agree"),
+    ('title: "一\\n\\n## 伪造章节"\nseries: 5\ndate: 2026-01-01\n',
+     "docs/posts/x.md:2: front matter: title '一\\n\\n## 伪造章节' holds a line break or another control character\n"
+     "  hint: write it on one line"),
+    ("title: [x, y]\nseries: 5\ndate: 2026-01-01\n",
+     "docs/posts/x.md:2: front matter: title must be text, not list ['x', 'y']\n  hint: write it in quotes, e.g. title: \"…\""),
+    ("title: &a [x]\nseries: 5\ndate: 2026-01-01\ntags: *a\n",
+     "docs/posts/x.md:2: front matter repeats a value with a YAML alias (*name)\n  hint: write the value out where it is used"),
     ("title: x\nseries: 5\ndate: 2026-01-01\ntags: autograd\n",
      "docs/posts/x.md:5: front matter: tags must be a list of words, not 'autograd'\n  hint: e.g. tags: [a, b]"),
 ])
@@ -131,3 +138,9 @@ def test_categories_come_in_the_order_the_series_first_reaches_them_each_with_it
 def test_a_post_takes_its_categories_from_front_matter_once_each():
     model, _, _ = read_series([page("title: x\nseries: 2\ndate: 2026-01-01\ncategories: [源码, 数学, 源码]\n")], {})
     assert model.posts[0].categories == ("源码", "数学")
+
+
+def test_each_category_has_its_own_anchor_even_when_slugs_collide_or_are_empty():
+    one = Entry(1, "A", "posts/a/", "posts/a.md", categories=("C++", "C", "c", "!!", "??"))
+    assert category_anchors(series_model([one], {})) == {
+        "C++": "category-c", "C": "category-c-", "c": "category-c--", "!!": "category-4", "??": "category-5"}

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from . import guard
 from .blocks import read_post
-from .config import SeriesConfigError, load_config_file, series_from_extra
-from .drift import Release, as_json, compare, failed, output_changes, rebase, release_differs, summary
+from .config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
+from .drift import RebaseRefused, Release, as_json, compare, failed, output_changes, rebase, release_differs, summary
 from .engine import Engine, source_ref
 from .filesystem import shown_path, write_atomically
 from .rewrite import rewrite_post
@@ -148,6 +148,12 @@ def new(series, config_file: Path, docs: Path, model, args) -> int:
 def drift(series, posts, args) -> int:
     """The drift report; 1 when a quote changed or is gone (or an output would change), 2 when REF cannot
     be fetched."""
+    if args.to_release and not VERSION_RE.match(args.to_release):
+        print(f"error: {args.to_release!r} is not a version\n  hint: e.g. --to-release 1.9.2", file=sys.stderr)
+        return 2
+    if args.report and (args.report.is_dir() or not args.report.resolve().parent.is_dir()):
+        print(f"error: --report {args.report} is not a file in an existing folder", file=sys.stderr)
+        return 2
     engine = Engine(series)
     git = engine.store.git
     try:
@@ -178,7 +184,7 @@ def drift(series, posts, args) -> int:
                 git.export(series.baseline.repo, there, Path(tree))
             ran, outputs_change = output_changes(engine, posts, Path(tree))
     if args.format == "json":
-        text = as_json(drifts, args.to or args.to_release, there) + "\n"
+        text = as_json(drifts, args.to or args.to_release, there, ran) + "\n"
     else:
         text = "".join(f"{line}\n" for line in [*map(str, drifts), *ran, summary(drifts)])
     if args.report:
@@ -198,21 +204,24 @@ def rebase_to(series, posts, config_file: Path, args) -> int:
     engine = Engine(series, store=default_store(series, fresh=True))  # every file fetched and checked anew
     git = engine.store.git
     version = args.release or (RELEASE_TAG.match(args.to).group(1) if RELEASE_TAG.match(args.to) else None)
+    if not version or not VERSION_RE.match(version):
+        print(f"error: {args.to!r} does not name a release: the baseline is a release, whose autograd the "
+              "experiments run (requirements.txt pins it from PyPI)\n  hint: name its tag (v1.9.2), or "
+              "--release VERSION; to see what a commit changes, use drift", file=sys.stderr)
+        return 2
     try:
         commit = git.resolve(series.baseline.repo, args.to, args.remote)
-        release = None
-        if version:
-            pin = f"{(series.baseline.sdist or 'autograd==').partition('==')[0]}=={version}"
-            files, sha256 = release_files(pin, series.cache_dir)
-            release = Release(version, pin, sha256, files)
-            differs = release_differs(release, lambda path: _blob_or_none(git, FileRef(series.baseline.repo, commit, path)))
-            if differs:
-                raise SourceError(f"the release archive {pin} holds {differs} otherwise than {args.to} ({commit[:7]})",
-                                  hint="name the release's own tag, or --release the version that REF is")
-    except SourceError as error:
+        pin = f"{(series.baseline.sdist or 'autograd==').partition('==')[0]}=={version}"
+        files, sha256 = release_files(pin, series.cache_dir)
+        release = Release(version, pin, sha256, files)
+        differs = release_differs(release, lambda path: _blob_or_none(git, FileRef(series.baseline.repo, commit, path)))
+        if differs:
+            raise SourceError(f"the release archive {pin} holds {differs} otherwise than {args.to} ({commit[:7]})",
+                              hint="name the release's own tag, or --release the version that REF is")
+        said = rebase(engine, posts, commit, release, config_file)
+    except (SourceError, RebaseRefused) as error:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2
-    said = rebase(engine, posts, commit, release, config_file)
     print("\n".join(line for line in said if line))
     print("next: ./dev.sh check (it runs the experiments against the new baseline), then commit", file=sys.stderr)
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
@@ -21,7 +22,7 @@ from pathlib import Path
 from .compare import outputs_match
 from .engine import Engine, run_failure, source_ref
 from .experiments import ExperimentRunner
-from .filesystem import write_atomically
+from .filesystem import read_text, write_atomically
 from .rewrite import rewrite_post
 from .sources import SourceError, git_blob_sha1
 from .structure import Block, BlockKind, Checked, FileRef, ParsedPost
@@ -67,14 +68,13 @@ class Drift:
 
 def compare(engine: Engine, posts: list[ParsedPost], there: str, read: Callable[[FileRef], bytes]) -> list[Drift]:
     """The drift of every REAL SOURCE block of the baseline repository from the pin to `there` (a commit, or a
-    release's name), whose files `read` gives (SourceError when one is not there). A block pinned to its own
-    commit does not move with the baseline, and is left out."""
+    release's name), whose files `read` gives (SourceError when one is not there). A block that names its own
+    Commit (or Repo) does not move with the baseline, and is left out."""
     baseline = engine.series.baseline
     found = []
     for post in posts:
         for block in post.blocks:
-            if block.kind is BlockKind.SOURCE and block.fields.get("Repo", baseline.repo) == baseline.repo \
-                    and block.fields.get("Commit", baseline.commit) == baseline.commit:
+            if block.kind is BlockKind.SOURCE and "Commit" not in block.fields and "Repo" not in block.fields:
                 drift = _drift(engine, block, replace(source_ref(block, baseline), commit=there), read)
                 found.append(replace(drift, block=block))
     return found
@@ -95,17 +95,19 @@ def _drift(engine: Engine, block: Block, there: FileRef, read: Callable[[FileRef
         index = SymbolIndex(text)
         for spec in parse_symbols(symbol):
             index.spans(spec)
-    except (SymbolError, SyntaxError) as error:
+    except SymbolError as error:
         return Drift(block.post, block.line, Status.GONE, file, symbol, was, why=f"the symbol: {error}")
-    quoted = block if block.quote is not None else replace(block, quote=pinned.excerpt.text)  # a header alone: the symbol
-    found = verify_source_quote(quoted, there, text)
-    if found.excerpt:
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as error:  # as verify: ast gives up on the file
+        return Drift(block.post, block.line, Status.GONE, file, symbol, was,
+                     why=f"the file does not parse there: {type(error).__name__}")
+    found = verify_source_quote(block, there, text)  # as the build would read the block there
+    if found.excerpt and (block.quote is not None or found.excerpt.text == pinned.excerpt.text):
         now = (found.excerpt.first, found.excerpt.last)
         if now == was:
             return Drift(block.post, block.line, Status.UNCHANGED, file, symbol, was)
         return Drift(block.post, block.line, Status.MOVED, file, symbol, was, moved_to=now)
-    if block.quote is None:  # the symbol's text changed: the new whole symbol is what a header alone shows
-        now = verify_source_quote(block, there, text).excerpt
+    if found.excerpt:  # a header alone: the whole symbol, whose text changed (the build shows the new one)
+        now = found.excerpt
         diff = "".join(difflib.unified_diff(pinned.excerpt.text.splitlines(True), now.text.splitlines(True),
                                             f"{file}@pin lines {was[0]}-{was[1]}",
                                             f"{file}@{there.commit[:7]} lines {now.first}-{now.last}", n=2))
@@ -124,11 +126,11 @@ def failed(drifts: list[Drift]) -> bool:
     return any(d.status in (Status.CHANGED, Status.GONE) for d in drifts)
 
 
-def as_json(drifts: list[Drift], to: str, commit: str) -> str:
+def as_json(drifts: list[Drift], to: str, commit: str, outputs: list[str] = ()) -> str:
     blocks = [{**asdict(replace(d, block=None)), "status": d.status.value} for d in drifts]
     for entry in blocks:
         del entry["repair"], entry["block"]
-    return json.dumps({"to": to, "commit": commit, "blocks": blocks, "summary": summary(drifts)},
+    return json.dumps({"to": to, "commit": commit, "blocks": blocks, "outputs": list(outputs), "summary": summary(drifts)},
                       ensure_ascii=False, indent=2)
 
 
@@ -182,34 +184,58 @@ def release_differs(release: Release, read: Callable[[str], bytes | None]) -> st
     return None
 
 
-def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Release | None, config_file: Path) -> list[str]:
-    """Move the series to `commit`: the baseline in mkdocs.yml, the lock's entries for the quoted files, and
-    the changed quotes rewritten from there as `update` would (moved quotes need nothing: their numbers come
-    from the file). Returns what was done, each change as a diff; a gone quote is left for the author."""
+class RebaseRefused(Exception):
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
+def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Release, config_file: Path) -> list[str]:
+    """Move the series to the release at `commit`: the baseline in mkdocs.yml, autograd's pin in
+    requirements.txt, the lock's entries for the quoted files, and the changed quotes rewritten from there as
+    `update` would (moved quotes need nothing: their numbers come from the file). Everything that may fail is
+    done before anything is written. Returns what was done, each change as a diff; a gone quote is left to
+    the author. RebaseRefused when it cannot be done whole."""
     series, git = engine.series, engine.store.git
+    if commit == series.baseline.commit:
+        return [f"the baseline is {commit[:7]} already: nothing to do"]
     drifts = compare(engine, posts, commit, git.fetch)
+    unverified = [d for d in drifts if d.lines is None]
+    if unverified:
+        raise RebaseRefused(f"{unverified[0].post}:{unverified[0].line}: does not verify at the pin, so there is "
+                            "nothing to move from", "run ./dev.sh check and mend the posts first")
+    entries = {path: git_blob_sha1(git.fetch(FileRef(series.baseline.repo, commit, path)))  # git checked them
+               for path in sorted({d.file for d in drifts if d.status is not Status.GONE})}
+    config_text, newline = read_text(config_file)
+    try:
+        new_config = with_values(config_text, ("extra", "series", "baseline"), {
+            "commit": commit, "version": release.version, "sdist": release.pin, "sdist_sha256": release.sha256})
+    except ValueError as error:
+        raise RebaseRefused(f"{config_file.name}: {error}", "write extra.series.baseline as one `key: value` "
+                            "per line, then run rebase again") from None
+    requirements = series.root / "requirements.txt"
+    pins, pins_newline = read_text(requirements) if requirements.is_file() else ("", "\n")
+    package = release.pin.partition("==")[0]
+    new_pins = re.sub(rf"(?m)^{re.escape(package)}==\S+$", release.pin, pins)
+
     said = []
     by_post = {post.post: post for post in posts}
     for name, post_drifts in _by_post(drifts).items():
         repairs = [Checked(d.block, repair=d.repair) for d in post_drifts if d.status is Status.CHANGED and d.repair]
         if repairs:
             said.append(rewrite_post(series.root / name, by_post[name], repairs).rstrip("\n"))
-    old = config_file.read_text(encoding="utf-8")
-    version = release.version if release else f"{series.baseline.version.split('+')[0]}+git.{commit[:7]}"
-    new = with_values(old, ("extra", "series", "baseline"), {
-        "commit": commit, "version": version,
-        "sdist": release.pin if release else None, "sdist_sha256": release.sha256 if release else None})
-    write_atomically(config_file, new.encode("utf-8"))
-    said.append("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), config_file.name,
-                                             config_file.name)).rstrip("\n"))
+    write_atomically(config_file, new_config.replace("\n", newline).encode("utf-8"))
+    said.append("".join(difflib.unified_diff(config_text.splitlines(True), new_config.splitlines(True),
+                                             config_file.name, config_file.name)).rstrip("\n"))
+    if new_pins != pins:
+        write_atomically(requirements, new_pins.replace("\n", pins_newline).encode("utf-8"))
+        said.append(f"requirements.txt: {release.pin} (run ./dev.sh lock-requirements to lock it with its hashes)")
     lock = engine.store.lock
-    for path in sorted({d.file for d in drifts if d.status is not Status.GONE}):
-        ref = FileRef(series.baseline.repo, commit, path)
-        lock.record(ref, git_blob_sha1(git.fetch(ref)))  # git checked the objects it fetched
-        said.append(f"locked {ref} (from git)")
-    pinned_elsewhere = {block.fields.get("Commit") for post in posts for block in post.blocks}
-    if series.baseline.commit not in pinned_elsewhere:  # no block quotes the old commit any more
-        lock.entries.get(series.baseline.repo, {}).pop(series.baseline.commit, None)
+    for path, blob in entries.items():
+        lock.record(FileRef(series.baseline.repo, commit, path), blob)
+        said.append(f"locked {series.baseline.repo}@{commit[:7]}:{path} = {blob} (from git)")
+    if series.baseline.commit not in {b.fields.get("Commit") for post in posts for b in post.blocks}:
+        lock.entries.get(series.baseline.repo, {}).pop(series.baseline.commit, None)  # no block quotes it now
     lock.save()
     said += [f"rewrite by hand: {d}" for d in drifts if d.status is Status.GONE or (
         d.status is Status.CHANGED and d.block.quote is not None and not d.repair)]  # a header alone shows the new symbol

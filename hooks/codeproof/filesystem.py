@@ -23,6 +23,12 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+def read_text(path: Path) -> tuple[str, str]:
+    """A UTF-8 text file with its line endings made \\n, and the ending it had, to write it back alike."""
+    raw = path.read_bytes().decode("utf-8")
+    return raw.replace("\r\n", "\n"), "\r\n" if "\r\n" in raw else "\n"
+
+
 def _umask() -> int:
     """The process umask, read without setting it (os.umask would change it for every thread)."""
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import unicodedata
 
 import yaml
 
@@ -31,10 +32,17 @@ def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
     problems = [problem(key, f"{key!r} is not a key this site uses: the theme would publish it unchecked",
                         f"remove it; the keys are {', '.join(KEYS)} (case-sensitive)")
                 for key in meta if key not in KEYS]
+    for key in ("title", "description"):
+        if key in meta and not isinstance(meta[key], str):
+            problems.append(problem(key, f"{key} must be text, not {type(meta[key]).__name__} {meta[key]!r}"[:200],
+                                    f'write it in quotes, e.g. {key}: "…"'))
     for key in ("title", "description", "categories", "tags"):
         values = meta.get(key) if isinstance(meta.get(key), list) else [meta.get(key)]
-        for value in (str(v) for v in values if v is not None):
-            if set(value) & set(UNSAFE):
+        for value in (v for v in values if isinstance(v, str)):
+            if any(unicodedata.category(ch)[0] == "C" for ch in value):  # a line break would start new Markdown
+                problems.append(problem(key, f"{key} {value!r} holds a line break or another control character",
+                                        "write it on one line"))
+            elif set(value) & set(UNSAFE):
                 problems.append(problem(key, f"{key} {value!r} holds {''.join(sorted(set(value) & set(UNSAFE)))}, which "
                                              "the navigation, tags and feed would publish as markup",
                                         "write it without <, > and & (use 与 or “and” for &)"))
@@ -50,6 +58,21 @@ def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
     if "date" in meta and not _is_date(meta["date"]):
         problems.append(problem("date", f"date {meta['date']!r} is not a date", "write it as 2026-09-05"))
     return problems
+
+
+def _shared_node(root):
+    """A node the front matter reaches twice (through an alias), or None."""
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return node
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack += [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return None
 
 
 def _is_date(value) -> bool:
@@ -82,18 +105,26 @@ def front_matter(raw: str, post: str) -> FrontMatter:
     text = text[: text.rstrip("\n").rfind("\n") + 1]  # before the closing --- or ...
     try:
         node = yaml.compose(text, Loader=SAFE_LOADER)
-        meta = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.MarkedYAMLError as error:
         line = 2 + (error.problem_mark or error.context_mark).line
         return FrontMatter(problems=[Problem(post, line, f"front matter is not YAML: {error.problem}",
                                             hint="write each setting as `key: value`; quote values with : or # in them")])
-    except (yaml.YAMLError, ValueError) as error:  # e.g. date: 2026-02-30, which YAML reads as a date
-        return FrontMatter(problems=[Problem(post, 1, f"front matter cannot be read: {error}",
-                                             hint="a date is written as 2026-09-05")])
-    if not isinstance(meta, dict):
+    except yaml.YAMLError as error:  # e.g. a control character, which the reader refuses
+        return FrontMatter(problems=[Problem(post, 1, f"front matter is not YAML: {error}",
+                                             hint="write each setting as `key: value`, in plain text")])
+    if not isinstance(node, yaml.MappingNode):
         return FrontMatter(problems=[Problem(post, 2, "front matter is not a list of `key: value` settings",
                                              hint='e.g. title: "Autograd 源码学习（五）：标题"')])
     lines = {key.value: 2 + key.start_mark.line for key, _ in node.value if isinstance(key, yaml.ScalarNode)}
+    shared = _shared_node(node)
+    if shared is not None:  # an alias: of no use here, and a few nested ones expand to more than memory holds
+        return FrontMatter(problems=[Problem(post, 2 + shared.start_mark.line, "front matter repeats a value with a "
+                                             "YAML alias (*name)", hint="write the value out where it is used")])
+    try:
+        meta = yaml.load(text, Loader=SAFE_LOADER)
+    except (yaml.YAMLError, ValueError) as error:  # e.g. date: 2026-02-30, which YAML reads as a date
+        return FrontMatter(problems=[Problem(post, lines.get("date", 1), f"front matter cannot be read: {error}",
+                                             hint="a date is written as 2026-09-05")])
     front = FrontMatter(meta, lines)
     front.problems += front_matter_problems(front, post)
     return front

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import resources
 from .config import MAX_NUMBER, Series
 from .render import TEMPLATES
-from .series_model import category_anchor
+from .series_model import category_anchors
 from .structure import Entry, SeriesModel
 
 CATEGORIES = "<!-- series-categories -->"  # where a post's header links its categories, when the overview has it
@@ -32,7 +32,7 @@ def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.A
         "<!-- series-posts -->": markdown_of("posts.md", model=model),
         "<!-- series-experiments -->": markdown_of("experiments.md", page=resources.script_page_src, experiments=sorted(
             experiments.items(), key=lambda item: ([post.number for post in item[1]] or [MAX_NUMBER + 1], item[0]))),
-        CATEGORIES: markdown_of("categories.md", categories=model.categories(), anchor=category_anchor),
+        CATEGORIES: markdown_of("categories.md", categories=model.categories(), anchors=category_anchors(model)),
     }
     for marker, text in filled.items():
         markdown = markdown.replace(marker, text)

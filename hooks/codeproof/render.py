@@ -28,10 +28,14 @@ TEMPLATES = jinja2.Environment(
 )
 
 
+MARKDOWN_SIGNS = set("\\`*_{}[]|!#~^=:")  # emphasis, code, attribute lists, links, table cells, headings, marks
+
+
 def cell(text: object) -> Markup:
-    """Text as the content of a Markdown table cell or link text: HTML-escaped, and with `|`, `[`, `]`
-    written as character references so they neither split the row nor end the link."""
-    return Markup(str(escape(text)).replace("|", "&#124;").replace("[", "&#91;").replace("]", "&#93;"))
+    """Text as the content of a Markdown table cell, list item or link text, shown as written: HTML-escaped,
+    and every sign Markdown (or an extension) reads written as a character reference, so none of them splits
+    a row, ends a link, emphasises or adds an attribute."""
+    return Markup("".join(f"&#{ord(ch)};" if ch in MARKDOWN_SIGNS else str(escape(ch)) for ch in str(text)))
 
 
 TEMPLATES.filters["cell"] = cell

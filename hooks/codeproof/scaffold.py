@@ -11,13 +11,14 @@ from pathlib import Path
 from markupsafe import Markup
 
 from .config import MAX_NUMBER, Series
-from .filesystem import shown_path, write_atomically
+from .filesystem import read_text, shown_path, write_atomically
 from .frontmatter import front_matter
 from .render import TEMPLATES
 from .structure import Problem, SeriesModel, chinese_number
 from .yamledit import without_item
 
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+MAX_TITLE, MAX_SLUG = 120, 60  # characters: a title fits a heading; a slug a file name and an address
 
 
 def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, number: int, title: str,
@@ -27,8 +28,9 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     name = config_file.name
     if not 1 <= number <= MAX_NUMBER:
         return [], [Problem(name, 1, f"new: {number} is not a series number from 1 to {MAX_NUMBER}")]
-    if not title.strip() or not title.isprintable():
-        return [], [Problem(name, 1, f"new: the title {title!r} is not one line of text", hint='e.g. "Broadcasting 的反向传播"')]
+    if not title.strip() or not title.isprintable() or len(title) > MAX_TITLE:
+        return [], [Problem(name, 1, f"new: the title {title[:80]!r} is not one line of text of at most {MAX_TITLE} "
+                                     "characters", hint='e.g. "Broadcasting 的反向传播"')]
     published = next((entry for entry in model.posts if entry.number == number), None)
     if published:
         return [], [Problem(published.post, 1, f"new: {published.name} is published already",
@@ -39,7 +41,7 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
                                      f"the title {title!r}", hint=f"publish it as `new {other.number}`, or give "
                                                                   "this post its own title")]
     slug = slug or _slug_of(title) or f"post-{number:02d}"
-    if not SLUG_RE.match(slug):
+    if not SLUG_RE.match(slug) or len(slug) > MAX_SLUG:
         return [], [Problem(name, 1, f"new: the slug {slug!r} is not lowercase words joined by -",
                             hint="e.g. --slug broadcasting-vjp")]
     path = docs / "posts" / f"{slug}.md"
@@ -57,15 +59,15 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     if problems:
         return [], problems
     done = [f"wrote {shown}: {full_title}"]
-    mkdocs_yml = config_file.read_text(encoding="utf-8")
+    mkdocs_yml, newline = read_text(config_file)
     without, line = without_item(mkdocs_yml, ("extra", "series", "announced"), "number", str(number))
     write_atomically(path, text.encode("utf-8"))
     if line:
-        write_atomically(config_file, without.encode("utf-8"))
+        write_atomically(config_file, without.replace("\n", newline).encode("utf-8"))
         done.append(f"removed the announcement of 第{chinese_number(number)}篇 from {name} (line {line})")
     return done, []
 
 
 def _slug_of(title: str) -> str:
     """The ASCII words of a title, lowercase, joined by -: `Broadcasting 的反向传播` -> `broadcasting`."""
-    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
+    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))[:MAX_SLUG].strip("-")

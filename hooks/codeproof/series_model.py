@@ -70,9 +70,16 @@ def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str)
                  reading_minutes(body), tuple(dict.fromkeys(str(c) for c in categories))), []
 
 
-def category_anchor(category: str) -> str:
-    """The id of a category's entry on the overview, where a post's header links its categories."""
-    return "category-" + slugify(case="lower")(category, "-")
+def category_anchors(model: SeriesModel) -> dict[str, str]:
+    """The id of each category's entry on the overview, where a post's header links its categories: its
+    slug, made unique (C++ and C would share one), or its place when it has none (!!)."""
+    anchors: dict[str, str] = {}
+    for n, category in enumerate(model.categories(), 1):
+        anchor = "category-" + (slugify(case="lower")(category, "-") or str(n))
+        while anchor in anchors.values():
+            anchor += "-"
+        anchors[category] = anchor
+    return anchors
 
 
 def duplicate_numbers(posts: list[Entry], lines: dict[str, int]) -> list[Problem]:

@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -106,6 +107,9 @@ def _lock_shape_problem(entries: object) -> tuple[str, str] | None:
     return None
 
 
+REF_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]*\Z")  # a SHA, HEAD, a tag or a branch name
+
+
 class GitProvider:
     """`git fetch --depth 1` of the exact commit, with every received object checked by git (fsck),
     then the blob read and hashed again. `fresh` fetches into a new temporary repository (for `lock`)
@@ -151,9 +155,13 @@ class GitProvider:
         """Fetch a commit, tag or branch of `repo` (from `remote`, else the configured remote), every object
         checked by git; its commit SHA. SourceError saying why when it cannot be fetched."""
         url = remote or self.remote_template.format(repo=repo)
+        if not REF_RE.match(ref) or ".." in ref or url.startswith("-"):  # never an option to git
+            raise SourceError(f"{ref!r} from {url!r} is not a commit, tag or branch git can be asked for",
+                              hint="e.g. --to master, --to v1.9.2 or --to 90dbeb8d23f0…; --remote a URL or a path")
         repo_dir = self._repo_dir(repo)
         try:
-            fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1", url, ref)
+            fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1",
+                                "--end-of-options", url, ref)
         except ProviderUnavailable as error:
             raise SourceError(str(error), hint="try again, or fetch from another --remote") from None
         if fetched.returncode != 0:
@@ -328,6 +336,33 @@ class SourceStore:
 
     def cache_path(self, blob: str) -> Path:
         return self.cache_dir / blob[:2] / blob
+
+    def tree(self, repo: str, commit: str, folder: str) -> dict[str, bytes]:
+        """Every file under `folder` at the commit, from the pinned release archive when it holds that commit
+        (its SHA-256 proves it), else from git (whose object checks prove it); a file the lock names must be
+        its locked blob too. SourceError when it cannot be had or does not match."""
+        sdist = next((p for p in self.providers if isinstance(p, SdistProvider)), None)
+        files = None
+        if sdist and (repo, commit) == (sdist.baseline.repo, sdist.baseline.commit):
+            try:
+                files = sdist._open()
+            except ProviderUnavailable:
+                files = None
+        if files is None:
+            with tempfile.TemporaryDirectory(prefix="codeproof-tree-") as tmp:
+                try:
+                    self.git.export(repo, commit, Path(tmp))
+                except ProviderUnavailable as error:
+                    raise SourceError(f"cannot read {repo}@{commit[:7]}: {error}",
+                                      hint="build once on a machine that reaches GitHub or PyPI (it fills .cache/)") from None
+                files = {p.relative_to(tmp).as_posix(): p.read_bytes() for p in Path(tmp).rglob("*") if p.is_file()}
+        chosen = {path: data for path, data in files.items() if path.startswith(folder.rstrip("/") + "/")}
+        for path, data in chosen.items():
+            expected = self.lock.expected(FileRef(repo, commit, path))
+            if expected and git_blob_sha1(data) != expected:
+                raise SourceError(f"{repo}@{commit[:7]}:{path} is not the blob the lock records",
+                                  hint=f"the lock entry is wrong: delete it from {self.lock.path.name} and run `./dev.sh lock`")
+        return chosen
 
     @property
     def git(self) -> GitProvider:

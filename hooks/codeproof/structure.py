@@ -207,6 +207,50 @@ class Checked:
     similarity: float | None = None
 
 
+# --- the source pages ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A name used at line:column (1-based line, 0-based column) of a file, defined at path:target_line."""
+
+    line: int
+    column: int
+    length: int
+    path: str
+    target_line: int
+    tip: str  # its signature and the first line of its docstring
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A name defined in a file (a function, a class, a module-level or class-level name)."""
+
+    line: int
+    column: int
+    name: str
+    kind: str
+    tip: str
+
+
+@dataclass(frozen=True)
+class XrefIndex:
+    references: dict[str, list[Reference]]  # by the file that uses the name
+    definitions: dict[str, list[Definition]]  # by the file that defines it
+
+
+@dataclass(frozen=True)
+class QuotedRange:
+    """Lines of an upstream file that a post quotes, and where: the post's label, URL and section."""
+
+    path: str
+    first: int
+    last: int
+    post: str  # 第十三篇
+    url: str  # the post's site URL, with the section's anchor
+    section: str
+
+
 # --- the series ------------------------------------------------------------------------------------
 
 NUMERALS = "零一二三四五六七八九"

@@ -20,31 +20,52 @@ def without_item(text: str, path: tuple[str, ...], key: str, value: str) -> tupl
     for item in items.value:
         if isinstance(_node_at(item, (key,)), yaml.ScalarNode) and _node_at(item, (key,)).value == value:
             lines = text.split("\n")
-            first, last = item.start_mark.line, item.end_mark.line  # a block item ends where the next token starts
-            if len(items.value) == 1:
-                lines[name.start_mark.line] = lines[name.start_mark.line].rstrip() + " []"
+            first = item.start_mark.line
+            last = max(item.end_mark.line, first + 1)  # a block item ends where the next token starts
+            while last - 1 > first and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
+                last -= 1  # blank lines and comments after it belong to what follows
+            if len(items.value) == 1:  # the list is empty now: `key: []`, before any comment on its line
+                row, line = name.start_mark.line, lines[name.start_mark.line]
+                colon = line.index(":", name.end_mark.column)
+                lines[row] = line[: colon + 1] + " []" + line[colon + 1 :]
             return "\n".join(lines[:first] + lines[last:]), first + 1
     return text, None
 
 
-def with_values(text: str, path: tuple[str, ...], values: dict[str, str | None]) -> str:
-    """The text with the scalar settings under the mapping at `path` set (each on its own line, its value
-    written as a JSON string, which YAML reads as the same string), or removed where the value is None."""
+def with_values(text: str, path: tuple[str, ...], values: dict[str, str]) -> str:
+    """The text with the settings under the block mapping at `path` set to these strings (written as JSON
+    strings, which YAML reads as the same strings): a setting on one line is rewritten on it, a missing one is
+    added after the mapping's last line. ValueError when that cannot be done in place (a flow mapping, a value
+    on several lines, a tag such as !ENV); the result is read back and checked."""
     mapping = _node_at(yaml.compose(text, Loader=yaml.SafeLoader), path)
+    if not isinstance(mapping, yaml.MappingNode) or mapping.flow_style:
+        raise ValueError(f"{'.'.join(path)} is not a mapping written one setting per line")
     lines = text.split("\n")
-    drop = set()
-    for key, node in getattr(mapping, "value", []):
-        if key.value in values and isinstance(node, yaml.ScalarNode) and node.start_mark.line == node.end_mark.line:
-            row, new = node.start_mark.line, values[key.value]
-            if new is None:  # the setting, and the comment right above it, which is about it
-                drop.add(row)
-                while row > 0 and lines[row - 1].strip().startswith("#"):
-                    row -= 1
-                    drop.add(row)
-            else:
-                line = lines[row]
-                lines[row] = line[: node.start_mark.column] + json.dumps(new) + line[node.end_mark.column:]
-    return "\n".join(line for row, line in enumerate(lines) if row not in drop)
+    given = {key.value: node for key, node in mapping.value}
+    for key, new in values.items():
+        node = given.get(key)
+        if node is None:
+            continue
+        if not isinstance(node, yaml.ScalarNode) or node.start_mark.line != node.end_mark.line or not _plain(node):
+            raise ValueError(f"{'.'.join(path)}.{key} is not a value on one line")
+        row, line = node.start_mark.line, lines[node.start_mark.line]
+        lines[row] = line[: node.start_mark.column] + json.dumps(new) + line[node.end_mark.column:]
+    missing = [key for key in values if key not in given]
+    if missing:
+        indent = " " * mapping.value[0][0].start_mark.column
+        last = max(node.end_mark.line - (node.end_mark.column == 0) for _, node in mapping.value)
+        lines[last + 1 : last + 1] = [f"{indent}{key}: {json.dumps(values[key])}" for key in missing]
+    result = "\n".join(lines)
+    after = _node_at(yaml.compose(result, Loader=yaml.SafeLoader), path)
+    read_back = {key.value: node.value for key, node in after.value if isinstance(node, yaml.ScalarNode)}
+    if any(read_back.get(key) != value for key, value in values.items()):
+        raise ValueError(f"{'.'.join(path)} could not be set in place")
+    return result
+
+
+def _plain(node) -> bool:
+    """A scalar YAML resolved itself (an int, a float, a plain string): no explicit tag such as !ENV."""
+    return node.tag.startswith("tag:yaml.org,2002:")
 
 
 def _node_at(node, path: tuple):
