@@ -16,7 +16,7 @@ from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import clean_directory, get_relative_url
 
-from codeproof import frontmatter, guard, overview, resources
+from codeproof import frontmatter, guard, overview, resources, sourcepages
 from codeproof.blocks import parse_post, read_post
 from codeproof.config import SeriesConfigError, series_from_extra
 from codeproof.engine import Engine
@@ -24,12 +24,13 @@ from codeproof.filesystem import shown_path
 from codeproof.prose import first_paragraph
 from codeproof.series_model import category_anchors, posts_using, read_series, series_bar
 from codeproof.sources import SourceError
-from codeproof.structure import Problem, SeriesModel, report
+from codeproof.structure import Problem, QuotedRange, SeriesModel, report
 from codeproof.tables import TableCells
 
 log = get_plugin_logger(__name__)
 TEMPLATES = Path(__file__).parent / "templates"  # the theme templates of the pages the hook generates
 SCRIPT_TEMPLATE = "series-script.html"
+SOURCE_TEMPLATE = "series-source.html"
 
 
 class _Build:
@@ -47,6 +48,9 @@ class _Build:
         self.script_pages = {}  # src_uri of a generated script page -> what its template shows (see on_files)
         self.nav_posts = set()  # src_uri of the posts on_nav places
         self.outputs = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
+        self.sources = None  # the quoted package's files at the pin and their cross-references (on_files)
+        self.source_pages = {}  # src_uri of a generated source page -> the upstream path it shows
+        self.quoted = []  # QuotedRange of every verified REAL SOURCE card at the baseline, with its post's section
         self.category_index = None  # the overview's URL, when it lists the categories (<!-- series-categories -->)
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
 
@@ -132,6 +136,18 @@ def on_files(files, config):
         generated.append(File.generated(config, src, content=page, inclusion=InclusionLevel.NOT_IN_NAV))
     build.archive = resources.build_archive(root, engine.series.name, published)
     generated.append(File.generated(config, resources.ARCHIVE_URL, content=build.archive.data))
+    try:  # the quoted package at the pin, a page per file (the map in the nav, the files reached from it)
+        build.sources = sourcepages.source_site(engine.store, engine.series, build.parsed.values(), log.info)
+    except SourceError as error:
+        build.problems.append(Problem(Path(config.config_file_path).name, 1, f"the source pages: {error}", hint=error.hint))
+    if build.sources is not None:
+        for path, data in sorted(build.sources.files.items()):
+            generated.append(File.generated(config, resources.source_raw_src(path), content=data))
+            if path.endswith(".py"):
+                build.source_pages[resources.source_page_src(path)] = path
+                generated.append(File.generated(config, resources.source_page_src(path), content="",
+                                                inclusion=InclusionLevel.NOT_IN_NAV))
+        generated.append(File.generated(config, resources.SOURCE_MAP_SRC, content=""))
     for file in generated:
         taken = files.get_file_from_path(file.src_uri)
         if taken is not None:  # the author's file would be replaced without a word
@@ -144,6 +160,11 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri in build.source_pages or page.file.src_uri == resources.SOURCE_MAP_SRC:
+        # The template writes these pages from values; search leaves them out, so code never drowns the posts.
+        title = build.source_pages.get(page.file.src_uri, "源码地图")
+        page.meta.update(title=Markup.escape(title), template=SOURCE_TEMPLATE, search={"exclude": True})
+        return markdown
     if page.file.src_uri in build.script_pages:  # a page we generated: its values, no blocks
         # Escaped now: the search index takes the title before on_page_context, and Material shows it as HTML.
         page.meta.update(title=Markup.escape(build.script_pages[page.file.src_uri]["name"]), template=SCRIPT_TEMPLATE)
@@ -178,6 +199,13 @@ def on_page_content(html, page, config, files):
     build.problems += found
     if found:  # serve shows the problems instead of the page; a build fails on them
         return f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>'
+    entry = build.series.post_at(page.file.src_uri)
+    if entry and build.sources is not None:  # where the source pages say this post quotes their lines
+        baseline = build.engine.series.baseline
+        for (ref, excerpt), (anchor, title) in zip(proved.quoted, sourcepages.card_sections(html)):
+            if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) and ref.path in build.sources.files:
+                build.quoted.append(QuotedRange(ref.path, excerpt.first, excerpt.last, entry.name,
+                                                entry.url + (f"#{anchor}" if anchor else ""), title))
     return guard.unseal(html, seal)
 
 
@@ -205,6 +233,15 @@ def on_nav(nav, config, files):
 
 def on_page_context(context, page, config, nav):
     _escape_meta(page.meta)
+    if build.sources is not None and (page.file.src_uri in build.source_pages or page.file.src_uri == resources.SOURCE_MAP_SRC):
+        def line(path, number):  # posts render before generated pages: build.quoted is whole here
+            return get_relative_url(resources.source_page_url(path), page.url) + (f"#L{number}" if number else "")
+        baseline = build.engine.series.baseline
+        path = build.source_pages.get(page.file.src_uri)
+        context["source"] = (sourcepages.page_values(path, build.sources, build.quoted, baseline, line,
+                                                     lambda url: get_relative_url(url, page.url)) if path else None)
+        context["source_map"] = None if path else sourcepages.map_values(build.sources, build.quoted, baseline, line)
+        return context
     script = build.script_pages.get(page.file.src_uri)
     if script:
         context["script"] = {**script, "download": quote(get_relative_url(script["path"], page.url)),

@@ -61,13 +61,13 @@ def show_every_code_block(page) -> None:
     """Scroll each code block of a loaded page into view, so Material adds its buttons (content.lazy), then
     wait until every block has them (a block that never gets them fails here, by timeout)."""
     page.evaluate("""async () => {
-      for (const block of document.querySelectorAll('div.highlight')) {
+      for (const block of document.querySelectorAll('div.highlight:not(.no-copy)')) {
         block.scrollIntoView();
         await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
       }
       scrollTo(0, 0);
     }""")
-    page.wait_for_function("""() => [...document.querySelectorAll('div.highlight')]
+    page.wait_for_function("""() => [...document.querySelectorAll('div.highlight:not(.no-copy)')]
       .every(block => block.querySelector('nav.md-code__nav .series-wrap'))""", timeout=10_000)
 
 

@@ -87,12 +87,14 @@ def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url
     assert cards.count() > 0
     for i in range(cards.count()):
         card = cards.nth(i)
-        href = card.locator("dt:text('文件') + dd a").get_attribute("href")
-        match = re.fullmatch(r"https://github.com/HIPS/autograd/blob/90dbeb8d23f0222b0124eaf961f1209db0cf4333/"
-                             r"[\w/]+\.py#L(\d+)-L(\d+)", href)
-        assert match, href
+        onsite = card.locator("dt:text('文件') + dd a").first.get_attribute("href")
+        match = re.fullmatch(r"\.\./\.\./source/([\w/]+\.py)/#L(\d+)-L(\d+)", onsite)
+        assert match, onsite
+        github = card.locator("a.proof-card__github").get_attribute("href")
+        assert github == ("https://github.com/HIPS/autograd/blob/90dbeb8d23f0222b0124eaf961f1209db0cf4333/"
+                          f"{match.group(1)}#L{match.group(2)}-L{match.group(3)}")
         numbers = card.locator(".linenos").evaluate_all("els => els.map(e => e.dataset.linenos.trim())")
-        assert numbers[0] == match.group(1) and numbers[-1] == match.group(2)
+        assert numbers[0] == match.group(2) and numbers[-1] == match.group(3)
     stamp = page.locator(".proof-card--output .proof-card__stamp").inner_text()
     assert "输出已验证" in stamp and "autograd 1.9.1" in stamp
 
@@ -282,3 +284,28 @@ def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, ba
         assert buttons.get_attribute("aria-label") == f"代码块 {count} 的操作"
         assert buttons.locator("button.md-code__button").count() == 1  # Material's copy button
         assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1
+
+
+def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_to_the_post(visit, base_url):
+    page = visit(base_url + PAGES["post-13"], viewport={"width": 375, "height": 812}).page
+    post = page.url
+    page.locator(".proof-card--source").first.locator("dt:text('文件') + dd a").first.click()
+    page.wait_for_load_state()
+    first, last = map(int, re.search(r"#L(\d+)-L(\d+)$", page.url).groups())
+    marked = page.locator(".series-script__line").evaluate_all("els => els.map(e => e.id)")
+    assert marked == [f"L{n}" for n in range(first, last + 1)]  # the quoted range, marked
+    assert page.locator(f"#L{first}").evaluate("e => { const r = e.getBoundingClientRect(); "
+                                                 "return r.top >= 0 && r.bottom <= innerHeight; }")  # and in view
+    name = page.locator(f"#L{first} a.series-xref, " + ", ".join(f"#L{n} a.series-xref" for n in range(first + 1, last + 1))).first
+    target = name.get_attribute("href")
+    name.focus()
+    assert page.evaluate("getComputedStyle(document.activeElement, '::after').content").strip('"')  # the tip shows
+    name.click()
+    page.wait_for_load_state()
+    line = re.search(r"#(L\d+)$", target).group(1)
+    assert page.url.endswith(target.split("/")[-1]) and page.locator(f"[id='{line}']").evaluate("e => e.matches(':target')")
+    page.go_back()
+    page.wait_for_load_state()
+    page.locator(f"#L{first} a.series-src__note").first.click()  # the post that quotes these lines
+    page.wait_for_load_state()
+    assert page.url.split("#")[0] == post

@@ -46,7 +46,7 @@ def test_without_a_nav_in_mkdocs_yml_the_posts_follow_the_first_page(tmp_path):
     add_post(site, "z", 2, "二")
     built, log = site.build()
     assert built is not None, log
-    assert nav_and_footer(built, "posts/z")[0][1:] == ["第一篇：Fixture post", "第二篇：二"]
+    assert nav_and_footer(built, "posts/z")[0][1:3] == ["第一篇：Fixture post", "第二篇：二"]
 
 
 def test_a_nav_title_with_markup_fails_at_its_line_of_mkdocs_yml(tmp_path):

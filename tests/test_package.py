@@ -93,8 +93,8 @@ def test_the_engine_has_no_import_cycle():
 LAYERS = [
     {"__main__"},
     {"drift"},
-    {"engine"},
-    {"verify", "experiments", "rewrite", "guard", "overview", "scaffold"},
+    {"engine", "sourcepages"},
+    {"verify", "experiments", "rewrite", "guard", "overview", "scaffold", "xref"},
     {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare"},
     {"config", "frontmatter", "prose"},
     {"markers"},

@@ -26,6 +26,7 @@ class ProvedPage:
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)  # script -> what it printed, where an [OUTPUT] verified it
+    quoted: list[tuple[FileRef, Excerpt]] = field(default_factory=list)  # each verified REAL SOURCE card, in order
 
 
 def source_ref(block: Block, baseline: Baseline) -> FileRef:
@@ -76,6 +77,8 @@ class Engine:
             if checked.block.kind is BlockKind.OUTPUT and checked.problem is None and checked.warning is None:
                 # what it printed, which the card may show only to within a tolerance
                 proved.outputs[checked.block.fields["File"]] = "\n".join(normalize(checked.run.stdout))
+            if checked.block.kind is BlockKind.SOURCE and checked.problem is None:
+                proved.quoted.append((self.ref_of(checked.block), checked.excerpt))
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]
@@ -96,7 +99,11 @@ class Engine:
         """Markdown for a verified block; `link` turns a site URL into one relative to the page."""
         block, excerpt = checked.block, checked.excerpt
         if block.kind is BlockKind.SOURCE:
-            return render.source_card(self.ref_of(block), block.fields["Symbol"], excerpt, self.seal, block.dedent)
+            ref = self.ref_of(block)
+            baseline = self.series.baseline
+            onsite = (link(resources.source_page_url(ref.path)) + f"#L{excerpt.first}-L{excerpt.last}"  # the file's page on the site
+                      if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) else None)
+            return render.source_card(ref, block.fields["Symbol"], excerpt, self.seal, block.dedent, onsite)
         page = link(resources.script_page_url(block.fields["File"]))
         if block.kind is BlockKind.EXPERIMENT:
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal,

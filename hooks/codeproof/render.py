@@ -59,10 +59,12 @@ def _code_fence(kind: BlockKind, excerpt: Excerpt, dedent: bool) -> str:
     return fence(text, kind.lang, f'linenums="{excerpt.first}"')
 
 
-def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str, dedent: bool = True) -> str:
+def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str, dedent: bool = True,
+                onsite: str | None = None) -> str:
+    """`onsite`: the quoted lines on the file's page on this site, where the baseline's files are published."""
     base = f"https://github.com/{ref.repo}"
     return _render(
-        "source_card.html", seal, kind=BlockKind.SOURCE, css="source", ref=ref, symbol=symbol, excerpt=excerpt,
+        "source_card.html", seal, kind=BlockKind.SOURCE, css="source", ref=ref, symbol=symbol, excerpt=excerpt, onsite=onsite,
         permalink=f"{base}/blob/{ref.commit}/{ref.path}#L{excerpt.first}-L{excerpt.last}",
         commit_url=f"{base}/commit/{ref.commit}", fence=_code_fence(BlockKind.SOURCE, excerpt, dedent),
     )

@@ -178,6 +178,25 @@ def build_archive(root: Path, series_name: str, files: list[Resource]) -> Archiv
     return Archive(buffer.getvalue())
 
 
+SOURCE_ROOT = "source"  # source/autograd/core.py/ is the page of upstream's autograd/core.py at the pin
+
+
+def source_page_src(path: str) -> str:
+    return f"{SOURCE_ROOT}/{path}.md"
+
+
+def source_page_url(path: str) -> str:
+    return f"{SOURCE_ROOT}/{path}/"
+
+
+def source_raw_src(path: str) -> str:
+    """Where an upstream file's bytes are published, to download (a page's folder cannot share its name)."""
+    return f"{SOURCE_ROOT}/raw/{path}"
+
+
+SOURCE_MAP_SRC = f"{SOURCE_ROOT}/index.md"
+
+
 def script_page_src(script: str) -> str:
     """Where the page publishing a script sits among the docs: experiments/x.py -> experiments/x.md."""
     return script[: -len(".py")] + ".md"

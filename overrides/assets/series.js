@@ -22,17 +22,19 @@ document$.subscribe(() => {
   }
 });
 
-// On a script's page, an address ending in #L15-L17 (where an EXPERIMENT card links) marks those lines of the
-// script and scrolls to the first.
+// On a script's page or a source page, an address ending in #L15-L17 (where a card links) marks those lines
+// and scrolls to the first. (A source page's lines have the ids L<n>, and each quoted range an element with the
+// id L<a>-L<b>, so the address scrolls there without script too.)
 function markLines() {
-  if (!document.querySelector(".series-script")) return;
-  for (const line of document.querySelectorAll(".series-script__line")) line.classList.remove("series-script__line");
+  const line = document.querySelector(".series-src") ? n => `L${n}` : n => `__span-0-${n}`;
+  if (!document.querySelector(".series-script, .series-src")) return;
+  for (const marked of document.querySelectorAll(".series-script__line")) marked.classList.remove("series-script__line");
   const lines = location.hash.match(/^#L(\d+)(?:-L(\d+))?$/);
   if (!lines) return;
-  const count = document.querySelectorAll('[id^="__span-0-"]').length;  // no more lines than the script has
+  const count = document.querySelectorAll(".series-src__line, [id^='__span-0-']").length;  // no more lines than it has
   const [first, last] = [Number(lines[1]), Math.min(Number(lines[2] || lines[1]), count)];
-  for (let n = first; n <= last; n++) document.getElementById(`__span-0-${n}`)?.classList.add("series-script__line");
-  document.getElementById(`__span-0-${first}`)?.scrollIntoView({block: "center"});
+  for (let n = first; n <= last; n++) document.getElementById(line(n))?.classList.add("series-script__line");
+  document.getElementById(line(first))?.scrollIntoView({block: "center"});
 }
 document$.subscribe(markLines);
 window.addEventListener("hashchange", markLines);

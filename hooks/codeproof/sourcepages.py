@@ -1,0 +1,208 @@
+"""The source pages: every file of the quoted package at the pin, on the site, cross-referenced, with the
+posts that quote each range; and the map of the package.
+
+The code is lexed by Pygments (the classes its HTML formatter gives, so the theme colours it as the cards);
+each line is an element with the id L<n>, each quoted range starts with an element with the id L<a>-L<b>, so
+the addresses cards link to work without script. A name whose definition is in the package links to it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from markupsafe import Markup, escape
+from pygments.lexers import PythonLexer
+from pygments.token import STANDARD_TYPES, Name
+
+from .config import Series
+from .resources import SOURCE_ROOT, source_raw_src
+from .sources import SourceStore
+from .structure import BlockKind, ParsedPost, QuotedRange, XrefIndex
+from .xref import cross_references
+
+@dataclass(frozen=True)
+class Note:
+    """What a source page says beside a line: the posts that quote the range starting there, or that use the
+    definition on it."""
+
+    line: int
+    text: str
+    url: str  # the post's section, relative to the source page
+
+
+MAP_URL = f"{SOURCE_ROOT}/"
+
+
+def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link) -> Markup:
+    """The file as HTML lines. `link(path, line)` is the address of a line of a source page from this one."""
+    references = {(r.line, r.column): r for r in index.references.get(path, [])}
+    starts = {}
+    for quoted in ranges:
+        starts.setdefault(quoted.first, set()).add(f"L{quoted.first}-L{quoted.last}")
+    quoted_lines = {n for quoted in ranges for n in range(quoted.first, quoted.last + 1)}
+    notes_at: dict[int, list[Note]] = {}
+    for note in notes:
+        notes_at.setdefault(note.line, []).append(note)
+    lines, current, line, column = [], [], 1, 0
+    for kind, value in PythonLexer(stripnl=False, ensurenl=True).get_tokens(text):
+        for n, piece in enumerate(value.split("\n")):
+            if n:  # a line ends here
+                lines.append("".join(current))
+                current, line, column = [], line + 1, 0
+            if not piece:
+                continue
+            css = _css_class(kind)
+            html = escape(piece)
+            reference = references.get((line, column)) if kind in Name else None
+            if reference is not None and reference.length == len(piece):
+                html = Markup('<a class="series-xref" href="{}" data-tip="{}">{}</a>').format(
+                    link(reference.path, reference.target_line), reference.tip, piece)
+            current.append(Markup('<span class="{}">{}</span>').format(css, html) if css else str(html))
+            column += len(piece)
+    if current:
+        lines.append("".join(current))
+    out = []
+    for number, body in enumerate(lines, 1):
+        anchors = "".join(f'<span id="{anchor}"></span>' for anchor in sorted(starts.get(number, ())))
+        said = "".join(Markup('<a class="series-src__note" href="{}">{}</a>').format(note.url, note.text)
+                       for note in notes_at.get(number, ()))
+        css = "series-src__line series-src__line--quoted" if number in quoted_lines else "series-src__line"
+        out.append(f'<span class="{css}" id="L{number}" data-n="{number}">{anchors}{body}{said}\n</span>')
+    return Markup("".join(out))
+
+
+def _css_class(kind) -> str:
+    while kind not in STANDARD_TYPES:
+        kind = kind.parent
+    return STANDARD_TYPES[kind]
+
+
+def top_level_symbols(text: str) -> list[tuple[str, int, int]]:
+    """(name, first line, last line) of each function, class and assignment at the top of a module."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append((node.name, node.lineno, node.end_lineno))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found.append((target.id, node.lineno, node.end_lineno))
+    return found
+
+
+def used_definitions(index: XrefIndex, ranges: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
+    """(file, line) of each definition the quotes use -> the quotes that use it: a definition's page lists
+    where the series' quotes use it."""
+    used: dict[tuple[str, int], list[QuotedRange]] = {}
+    for quoted in ranges:
+        for reference in index.references.get(quoted.path, []):
+            if quoted.first <= reference.line <= quoted.last:
+                places = used.setdefault((reference.path, reference.target_line), [])
+                if quoted not in places:
+                    places.append(quoted)
+    return used
+
+
+
+
+@dataclass(frozen=True)
+class SourceSite:
+    """The files published as source pages (path -> bytes, verified) and their cross-references."""
+
+    files: dict[str, bytes]
+    index: XrefIndex
+
+
+def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost], log) -> SourceSite:
+    """Every file of the folders the posts quote at the baseline (autograd/ for autograd/core.py), from the
+    pinned archive or git, each locked file proven against the lock; and their cross-references.
+    SourceError when they cannot be had."""
+    folders = sorted({block.fields["File"].split("/", 1)[0] for post in posts for block in post.blocks
+                      if block.kind is BlockKind.SOURCE and "/" in block.fields.get("File", "")
+                      and "Commit" not in block.fields and "Repo" not in block.fields})
+    files: dict[str, bytes] = {}
+    for folder in folders:
+        files.update(store.tree(series.baseline.repo, series.baseline.commit, folder))
+    return SourceSite(files, cross_references(files, series.cache_dir, log))
+
+
+class _Sections(HTMLParser):
+    """The section (h2 or h3: its id and text) each REAL SOURCE card of a rendered post stands in."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.current = ("", "")
+        self.cards: list[tuple[str, str]] = []
+        self._heading: tuple[str, list[str]] | None = None  # the open heading's id and text
+        self._permalink = False  # inside the heading's ¶ link, whose text is no part of the title
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if tag in ("h2", "h3") and attrs.get("id"):
+            self._heading = (attrs["id"], [])
+        elif tag == "a" and self._heading is not None and "headerlink" in classes:
+            self._permalink = True
+        elif tag == "div" and "proof-card--source" in classes:
+            self.cards.append(self.current)
+
+    def handle_endtag(self, tag):
+        if tag == "a":
+            self._permalink = False
+        elif tag in ("h2", "h3") and self._heading is not None:
+            self.current = (self._heading[0], "".join(self._heading[1]).strip())
+            self._heading = None
+
+    def handle_data(self, data):
+        if self._heading is not None and not self._permalink:
+            self._heading[1].append(data)
+
+
+def card_sections(html: str) -> list[tuple[str, str]]:
+    """(heading id, heading text) of the section of each REAL SOURCE card in a rendered post, in order."""
+    parser = _Sections()
+    parser.feed(html)
+    parser.close()
+    return parser.cards
+
+
+def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline, link, page_link) -> dict:
+    """What series-source.html shows of one file. `link(path, line)` addresses a line of a source page,
+    `page_link(url)` a page of the site, both from this page."""
+    text = site.files[path].decode("utf-8", "replace")
+    ranges = [q for q in quoted if q.path == path]
+    notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, page_link(q.url)) for q in ranges]
+    for (where, line), users in used_definitions(site.index, quoted).items():
+        if where == path:
+            notes += [Note(line, f"被引用于 {q.post} · {q.section}" if q.section else f"被引用于 {q.post}", page_link(q.url))
+                      for q in users if not (q.path == path and q.first <= line <= q.last)]
+    return {
+        "path": path, "commit": baseline.commit, "repo": baseline.repo, "version": baseline.version,
+        "github": f"https://github.com/{baseline.repo}/blob/{baseline.commit}/{path}",
+        "raw": page_link(source_raw_src(path)), "map": page_link(MAP_URL),
+        "ranges": [(q, f"#L{q.first}-L{q.last}", page_link(q.url)) for q in sorted(ranges, key=lambda q: q.first)],
+        "code": code_html(path, text, site.index, ranges, list(dict.fromkeys(notes)), link),
+    }
+
+
+def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> dict:
+    """The map: each file with its lines, the share the series quotes, and its top-level symbols (quoted
+    ones marked). `link(path, line)` addresses a source page line from the map."""
+    files = []
+    for path in sorted(p for p in site.files if p.endswith(".py")):
+        text = site.files[path].decode("utf-8", "replace")
+        total = max(1, text.count("\n"))
+        lines = {n for q in quoted if q.path == path for n in range(q.first, q.last + 1)}
+        symbols = [(name, link(path, first), any(first <= n <= last for n in lines))
+                   for name, first, last in top_level_symbols(text)]
+        files.append({"path": path, "url": link(path, None), "lines": total, "quoted": len(lines),
+                      "share": round(100 * len(lines) / total), "symbols": symbols})
+    return {"files": files, "repo": baseline.repo, "commit": baseline.commit, "version": baseline.version}

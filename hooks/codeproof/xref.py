@@ -1,0 +1,118 @@
+"""Cross-references of the quoted package at the pin: where each name used in its files is defined.
+
+jedi resolves every name as Python would (scopes, imports followed to the module that defines the name,
+builtins to the builtins, not to a package function that shares their name). A name is linked when it is
+defined in the package: a function, a class, a module, or a name assigned at module or class level (a
+parameter or a local variable is not worth a link). Each link carries the definition's signature and the
+first line of its docstring, shown on hover and focus.
+
+The index is computed once per set of files (a key over their blob SHA-1s) and kept under the cache; CI
+trusts no cache and computes it afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+import jedi
+
+from .config import in_ci
+from .filesystem import write_atomically
+from .sources import git_blob_sha1
+from .structure import Definition, Reference, XrefIndex
+
+LINKED_TYPES = ("function", "class", "module")
+TIP_CHARS = 160  # of a signature and docstring line, shown in a tooltip
+
+
+def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda message: None) -> XrefIndex:
+    """The index of `files` (path -> bytes, Python files among them), from the cache when it holds it."""
+    sources = {path: data for path, data in files.items() if path.endswith(".py")}
+    key = hashlib.sha256("".join(f"{p}\0{git_blob_sha1(d)}\n" for p, d in sorted(sources.items())).encode()).hexdigest()
+    cached = cache_dir / "xref" / f"{key}.json"
+    if cached.is_file() and not in_ci():
+        try:
+            return _from_json(json.loads(cached.read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError):
+            pass  # a damaged cache is computed again
+    log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit; about 10 s)")
+    index = _compute(sources)
+    write_atomically(cached, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
+    return index
+
+
+def _compute(sources: dict[str, bytes]) -> XrefIndex:
+    references: dict[str, list[Reference]] = {path: [] for path in sources}
+    definitions: dict[str, list[Definition]] = {path: [] for path in sources}
+    with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
+        root = Path(tmp).resolve()
+        for path, data in sources.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(data)
+        # Only the package on the path: an installed copy of it must not take its names.
+        project = jedi.Project(root, sys_path=[str(root)], smart_sys_path=False, load_unsafe_extensions=False)
+        tips: dict[tuple[str, int, int], str] = {}
+        for path in sorted(sources):
+            script = jedi.Script(code=sources[path].decode("utf-8", "replace"), path=str(root / path), project=project)
+            for name in script.get_names(all_scopes=True, definitions=True, references=True):
+                imported = name.get_line_code().lstrip().startswith(("from ", "import "))
+                if name.is_definition() and not imported:  # an import is followed to what it names
+                    if _worth_a_link(name):
+                        definitions[path].append(Definition(name.line, name.column, name.name, name.type,
+                                                            _tip(name, tips)))
+                    continue
+                try:
+                    targets = script.goto(name.line, name.column, follow_imports=True)
+                except Exception:  # jedi gives up on some constructs; the name is then not linked
+                    continue
+                target = next((t for t in targets if t.module_path and _inside(t.module_path, root)), None)
+                if target is None or target.line is None or not _worth_a_link(target):
+                    continue
+                references[path].append(Reference(
+                    name.line, name.column, len(name.name), Path(target.module_path).resolve().relative_to(root).as_posix(),
+                    target.line, _tip(target, tips)))
+    return XrefIndex(references, definitions)
+
+
+def _worth_a_link(name) -> bool:
+    if name.type in LINKED_TYPES:
+        return True
+    if name.type != "statement":
+        return False
+    scope = name.parent()
+    return scope is not None and scope.type in ("module", "class")
+
+
+def _inside(path, root: Path) -> bool:
+    try:
+        Path(path).resolve().relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def _tip(name, tips: dict) -> str:
+    """The definition's own line as written (`def vjp(g):`, `class Box(object):`, `primitive_vjps = {}`) and
+    the first line of its docstring. (jedi's inferred signatures cost seconds each.)"""
+    key = (str(name.module_path), name.line or 0, name.column or 0)
+    if key not in tips:
+        try:
+            head = name.get_line_code().strip() if name.type != "module" else f"module {name.name}"
+            doc = name.docstring(raw=True).strip().splitlines() if name.type != "module" else []
+        except Exception:
+            head, doc = f"{name.type} {name.name}", []
+        tips[key] = (head + (f" — {doc[0].strip()}" if doc else ""))[:TIP_CHARS]
+    return tips[key]
+
+
+def _to_json(index: XrefIndex) -> dict:
+    return {"references": {p: [list(r.__dict__.values()) for r in refs] for p, refs in index.references.items()},
+            "definitions": {p: [list(d.__dict__.values()) for d in defs] for p, defs in index.definitions.items()}}
+
+
+def _from_json(data: dict) -> XrefIndex:
+    return XrefIndex({p: [Reference(*r) for r in refs] for p, refs in data["references"].items()},
+                     {p: [Definition(*d) for d in defs] for p, defs in data["definitions"].items()})

@@ -1,0 +1,169 @@
+"""The source pages: the quoted package at the pin on the site, cross-referenced by jedi, with the posts that
+quote each range; and the map of the package."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from selectolax.lexbor import LexborHTMLParser
+
+from codeproof.__main__ import main as codeproof
+from conftest import git
+from fixture_site import make_site
+
+CORE = '''\
+"""The core."""
+
+LIMIT = 3
+
+
+def primitive(f):
+    """Wraps f."""
+    return f
+
+
+class Box:
+    def unbox(self):
+        return self.value
+'''
+USER = '''\
+from .core import primitive, Box
+
+
+def check(x):
+    if isinstance(x, list):
+        return primitive(x)
+
+    def inner(y):
+        return Box().unbox()
+
+    return inner(x)
+'''
+SHADOW = '''\
+def isinstance(x, kind):
+    return False
+
+
+def uses():
+    return isinstance(1, int)
+'''
+POST = '''\
+---
+title: "Fixture：源码页"
+series: 1
+date: 2026-01-01
+---
+
+Prose.
+
+## 检查
+
+[REAL SOURCE]
+File: pkg/user.py
+Symbol: check
+
+```python
+def check(x):
+    if isinstance(x, list):
+        return primitive(x)
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    site = make_site(tmp_path_factory.mktemp("sources"), material=True)
+    repo = site.upstream.remote / "fixture" / "upstream"
+    for name, text in {"__init__.py": "", "core.py": CORE, "user.py": USER, "builtins.py": SHADOW}.items():
+        (repo / "pkg" / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a package")
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["extra"]["series"]["baseline"]["commit"] = git(repo, "rev-parse", "HEAD")
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    site.post.write_text(POST, encoding="utf-8")
+    assert codeproof(["lock", "--config", str(site.root / "mkdocs.yml")]) == 0
+    out, log = site.build()
+    assert out is not None, log
+    return out
+
+
+def page(built, path: str) -> LexborHTMLParser:
+    return LexborHTMLParser((built / path / "index.html").read_text(encoding="utf-8"))
+
+
+def links(built, path: str, line: int) -> dict[str, str]:
+    """name -> where it links, on one line of a source page."""
+    element = page(built, f"source/{path}").css_first(f"#L{line}")
+    return {a.text(): a.attributes["href"] for a in element.css("a.series-xref")}
+
+
+def test_every_file_of_the_quoted_package_has_a_page_with_a_line_anchor_per_line(built):
+    for path, text in {"pkg/core.py": CORE, "pkg/user.py": USER, "pkg/builtins.py": SHADOW}.items():
+        html = page(built, f"source/{path}")
+        assert [e.attributes["id"] for e in html.css(".series-src__line")] == [f"L{n}" for n in range(1, text.count("\n") + 1)]
+        for note in html.css(".series-src__note"):
+            note.decompose()
+        assert "".join(e.text() for e in html.css(".series-src__line")) == text  # the file, character for character
+        assert (built / "source" / "raw" / path).read_text() == text
+
+
+def test_an_import_links_to_where_the_name_is_defined(built):
+    assert links(built, "pkg/user.py", 1) == {"core": "../core.py/#L1", "primitive": "../core.py/#L6", "Box": "../core.py/#L11"}
+
+
+def test_a_builtin_is_not_linked_but_a_module_that_shadows_it_links_its_own(built):
+    assert "isinstance" not in links(built, "pkg/user.py", 5)  # Python's isinstance, not pkg/builtins.py's
+    assert "list" not in links(built, "pkg/user.py", 5)
+    assert links(built, "pkg/builtins.py", 6) == {"isinstance": "./#L1"}  # this module's own, which shadows it
+
+
+def test_methods_nested_functions_and_calls_link_to_their_definitions(built):
+    assert links(built, "pkg/user.py", 6) == {"primitive": "../core.py/#L6"}
+    assert links(built, "pkg/user.py", 9) == {"Box": "../core.py/#L11", "unbox": "../core.py/#L12"}
+    assert links(built, "pkg/user.py", 11) == {"inner": "./#L8"}
+
+
+def test_a_link_shows_the_definitions_line_and_the_first_line_of_its_docstring(built):
+    element = page(built, "source/pkg/user.py").css_first("#L6 a.series-xref")
+    assert element.attributes["data-tip"] == "def primitive(f): — Wraps f."
+
+
+def test_a_card_links_to_its_lines_on_the_site_and_to_github_beside(built):
+    card = page(built, "posts/p").css_first(".proof-card--source")
+    hrefs = [a.attributes["href"] for a in card.css("dd a")]
+    assert hrefs[0] == "../../source/pkg/user.py/#L4-L6"
+    assert hrefs[1].startswith("https://github.com/fixture/upstream/blob/") and hrefs[1].endswith("/pkg/user.py#L4-L6")
+
+
+def test_a_quoted_range_has_its_own_anchor_and_names_the_post_section_that_quotes_it(built):
+    html = page(built, "source/pkg/user.py")
+    assert html.css_first('#L4 > span[id="L4-L6"]') is not None
+    assert [e.attributes["id"] for e in html.css(".series-src__line--quoted")] == ["L4", "L5", "L6"]
+    note = html.css_first("#L4 a.series-src__note")
+    section = page(built, "posts/p").css_first("h2").attributes["id"]
+    assert (note.text(), note.attributes["href"]) == ("第一篇 · 检查", f"../../../posts/p/#{section}")
+
+
+def test_a_definition_lists_the_quotes_that_use_it(built):
+    note = page(built, "source/pkg/core.py").css_first("#L6 a.series-src__note")
+    section = page(built, "posts/p").css_first("h2").attributes["id"]
+    assert (note.text(), note.attributes["href"]) == ("被引用于 第一篇 · 检查", f"../../../posts/p/#{section}")
+    assert page(built, "source/pkg/core.py").css_first("#L11 a.series-src__note") is None  # Box: not in the quote
+
+
+def test_the_map_lists_each_file_with_the_share_quoted_and_its_symbols(built):
+    html = page(built, "source")
+    rows = {li.css_first("a code").text(): li for li in html.css(".series-map > li")}
+    assert sorted(rows) == ["pkg/__init__.py", "pkg/builtins.py", "pkg/core.py", "pkg/mod.py", "pkg/user.py"]
+    user = rows["pkg/user.py"]
+    assert user.css_first(".series-map__bar").attributes["aria-label"] == "已引用 3 / 11 行"
+    assert [(a.text(), bool(a.css_first("strong"))) for a in user.css(".series-map__symbols a")] == [("check", True)]
+
+
+def test_source_pages_stay_out_of_the_search_index(built):
+    index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert not [doc["location"] for doc in index["docs"] if doc["location"].startswith("source/")]
+    assert any(doc["location"].startswith("posts/p/") for doc in index["docs"])
