@@ -137,7 +137,8 @@ def on_files(files, config):
     build.archive = resources.build_archive(root, engine.series.name, published)
     generated.append(File.generated(config, resources.ARCHIVE_URL, content=build.archive.data))
     try:  # the quoted package at the pin, a page per file (the map in the nav, the files reached from it)
-        build.sources = sourcepages.source_site(engine.store, engine.series, build.parsed.values(), log.info)
+        if engine.series.source_pages:
+            build.sources = sourcepages.source_site(engine.store, engine.series, build.parsed.values(), log.info)
     except SourceError as error:
         build.problems.append(Problem(Path(config.config_file_path).name, 1, f"the source pages: {error}", hint=error.hint))
     if build.sources is not None:
@@ -147,7 +148,7 @@ def on_files(files, config):
                 build.source_pages[resources.source_page_src(path)] = path
                 generated.append(File.generated(config, resources.source_page_src(path), content="",
                                                 inclusion=InclusionLevel.NOT_IN_NAV))
-        generated.append(File.generated(config, resources.SOURCE_MAP_SRC, content=""))
+        generated.append(File.generated(config, resources.SOURCE_MAP_SRC, content="", inclusion=InclusionLevel.NOT_IN_NAV))
     for file in generated:
         taken = files.get_file_from_path(file.src_uri)
         if taken is not None:  # the author's file would be replaced without a word
@@ -221,6 +222,10 @@ def on_nav(nav, config, files):
     place[index:index] = posts
     for page in posts:
         page.parent = next((item for item in _walk(nav.items) if getattr(item, "children", None) is place), None)
+    source_map = files.get_file_from_path(resources.SOURCE_MAP_SRC)
+    if build.sources is not None and source_map is not None and source_map.page is not None:
+        source_map.page.title = "源码地图"  # the readers' way into the source pages: before any section (作者)
+        nav.items.insert(next((n for n, item in enumerate(nav.items) if item.is_section), len(nav.items)), source_map.page)
     nav.pages = [item for item in _walk(nav.items) if item.is_page]
     _series_order(nav.pages, posts)
     # The theme prints navigation titles as HTML on every page, outside any page's content. (The posts' titles
@@ -239,7 +244,8 @@ def on_page_context(context, page, config, nav):
         baseline = build.engine.series.baseline
         path = build.source_pages.get(page.file.src_uri)
         context["source"] = (sourcepages.page_values(path, build.sources, build.quoted, baseline, line,
-                                                     lambda url: get_relative_url(url, page.url)) if path else None)
+                                                     lambda url: get_relative_url(url, page.url),
+                                                     build.engine.series.cache_dir) if path else None)
         context["source_map"] = None if path else sourcepages.map_values(build.sources, build.quoted, baseline, line)
         return context
     script = build.script_pages.get(page.file.src_uri)

@@ -69,7 +69,7 @@ mkdocs.yml:12: extra.series.announced[0].title: 'A & B' is not plain text: it ho
 
 mkdocs.yml:13: extra.series.announced[1].titel: is not a setting; did you mean title?
 
-mkdocs.yml:14: extra.series.zzz: is not a setting (the settings here are name, baseline, announced, git_remote, lock_file, cache_dir, experiments)
+mkdocs.yml:14: extra.series.zzz: is not a setting (the settings here are name, baseline, announced, git_remote, lock_file, cache_dir, experiments, source_pages)
 """
 
 

@@ -12,6 +12,7 @@ from codeproof.__main__ import main
 from codeproof.drift import Release, release_differs
 from codeproof.yamledit import with_values
 from conftest import git
+from upstream import module_history
 
 V1 = '''\
 LIMIT = 10
@@ -80,16 +81,7 @@ def h(x):
 @pytest.fixture
 def site(tmp_path):
     repo = tmp_path / "remote" / "fixture" / "upstream"
-    (repo / "pkg").mkdir(parents=True)
-    git(repo, "init", "-q")
-    git(repo, "config", "user.email", "fixture@example.invalid")
-    git(repo, "config", "user.name", "fixture")
-    commits = []
-    for text in (V1, V2):
-        (repo / "pkg" / "mod.py").write_text(text)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "change")
-        commits.append(git(repo, "rev-parse", "HEAD"))
+    commits = module_history(repo, (V1, V2))
     git(repo, "tag", "newer")
     site = tmp_path / "site"
     (site / "docs" / "posts").mkdir(parents=True)

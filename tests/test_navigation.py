@@ -37,7 +37,7 @@ def test_posts_are_listed_by_number_where_the_first_of_them_stands(tmp_path):
     built, log = site.build()
     assert built is not None, log
     nav, footer = nav_and_footer(built, "posts/a")
-    assert nav == ["Home", "第一篇：第一篇的标题", "第二篇：第二篇的标题", "第三篇：第三篇的标题", "About"]
+    assert nav == ["Home", "第一篇：第一篇的标题", "第二篇：第二篇的标题", "第三篇：第三篇的标题", "About", "源码地图"]  # the map: last, before any section
     assert footer == ["../p/", "../b/"]
 
 

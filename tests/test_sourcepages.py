@@ -167,3 +167,16 @@ def test_source_pages_stay_out_of_the_search_index(built):
     index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert not [doc["location"] for doc in index["docs"] if doc["location"].startswith("source/")]
     assert any(doc["location"].startswith("posts/p/") for doc in index["docs"])
+
+
+def test_without_source_pages_cards_link_to_github_and_nothing_is_generated(tmp_path):
+    site = make_site(tmp_path, material=True)
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["extra"]["series"]["source_pages"] = False
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    out, log = site.build()
+    assert out is not None, log
+    assert not (out / "source").exists()
+    card = page(out, "posts/p").css_first(".proof-card--source")
+    assert card.css_first("dd a").attributes["href"].startswith("https://github.com/fixture/upstream/blob/")
+    assert card.css_first("a.proof-card__github") is None

@@ -81,18 +81,23 @@ class Upstream:
         return self.site / "mkdocs.yml"
 
 
-def make_upstream(tmp_path: Path) -> Upstream:
-    repo = tmp_path / "remote" / "fixture" / "upstream"
+def module_history(repo: Path, versions: tuple[str, ...]) -> list[str]:
+    """A git repository at `repo` whose pkg/mod.py is each text in turn, a commit each; the commits, oldest first."""
     (repo / "pkg").mkdir(parents=True)
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "fixture@example.invalid")
     git(repo, "config", "user.name", "fixture")
     commits = []
-    for text in (MODULE_V1, MODULE_V2):
+    for text in versions:
         (repo / "pkg" / "mod.py").write_text(text)
         git(repo, "add", "-A")
         git(repo, "commit", "-qm", "change")
         commits.append(git(repo, "rev-parse", "HEAD"))
+    return commits
+
+
+def make_upstream(tmp_path: Path) -> Upstream:
+    commits = module_history(tmp_path / "remote" / "fixture" / "upstream", (MODULE_V1, MODULE_V2))
     site = tmp_path / "site"
     (site / "docs" / "posts").mkdir(parents=True)
     (site / "docs" / "posts" / "p.md").write_text(POST)

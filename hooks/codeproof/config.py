@@ -158,6 +158,7 @@ class SeriesSchema(base.Config):
     lock_file = RepositoryPath("the lock file", default="sources.lock.json")
     cache_dir = RepositoryPath("the cache folder", default=".cache")
     experiments = c.SubConfig(_Experiments)
+    source_pages = c.Type(bool, default=True)  # publish the quoted package's files, cross-referenced (source/)
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,7 @@ class Series:
     cache_dir: Path
     experiment_timeout: float
     output_cap: int
+    source_pages: bool = True
 
 
 class SeriesConfigError(ValueError):
@@ -215,6 +217,7 @@ def series_from_extra(extra_series: object, config_file: Path) -> Series:
         cache_dir=root / values["cache_dir"],
         experiment_timeout=float(values["experiments"]["timeout"]),
         output_cap=values["experiments"]["output_cap"],
+        source_pages=values["source_pages"],
     )
 
 

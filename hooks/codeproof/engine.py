@@ -102,7 +102,7 @@ class Engine:
             ref = self.ref_of(block)
             baseline = self.series.baseline
             onsite = (link(resources.source_page_url(ref.path)) + f"#L{excerpt.first}-L{excerpt.last}"  # the file's page on the site
-                      if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) else None)
+                      if self.series.source_pages and (ref.repo, ref.commit) == (baseline.repo, baseline.commit) else None)
             return render.source_card(ref, block.fields["Symbol"], excerpt, self.seal, block.dedent, onsite)
         page = link(resources.script_page_url(block.fields["File"]))
         if block.kind is BlockKind.EXPERIMENT:

@@ -9,15 +9,20 @@ the addresses cards link to work without script. A name whose definition is in t
 from __future__ import annotations
 
 import ast
+import hashlib
+import html
+import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
+from pathlib import Path
 from html.parser import HTMLParser
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES, Name
 
-from .config import Series
+from .config import Series, in_ci
+from .filesystem import write_atomically
 from .resources import SOURCE_ROOT, source_raw_src
 from .sources import SourceStore
 from .structure import BlockKind, ParsedPost, QuotedRange, XrefIndex
@@ -36,10 +41,14 @@ class Note:
 MAP_URL = f"{SOURCE_ROOT}/"
 
 
+RENDERING = 1  # of code_html: a change of its output changes this, so no page is taken from an older cache
+
+
 def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link) -> Markup:
-    """The file as HTML lines. `link(path, line)` is the address of a line of a source page from this one."""
+    """The file as HTML lines, every text escaped. `link(path, line)` is the address of a line of a source page
+    from this one."""
     references = {(r.line, r.column): r for r in index.references.get(path, [])}
-    starts = {}
+    starts: dict[int, set[str]] = {}
     for quoted in ranges:
         starts.setdefault(quoted.first, set()).add(f"L{quoted.first}-L{quoted.last}")
     quoted_lines = {n for quoted in ranges for n in range(quoted.first, quoted.last + 1)}
@@ -48,30 +57,38 @@ def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange],
         notes_at.setdefault(note.line, []).append(note)
     lines, current, line, column = [], [], 1, 0
     for kind, value in PythonLexer(stripnl=False, ensurenl=True).get_tokens(text):
+        css = _css_class(kind)
         for n, piece in enumerate(value.split("\n")):
             if n:  # a line ends here
                 lines.append("".join(current))
                 current, line, column = [], line + 1, 0
             if not piece:
                 continue
-            css = _css_class(kind)
-            html = escape(piece)
+            body = _text(piece)
             reference = references.get((line, column)) if kind in Name else None
             if reference is not None and reference.length == len(piece):
-                html = Markup('<a class="series-xref" href="{}" data-tip="{}">{}</a>').format(
-                    link(reference.path, reference.target_line), reference.tip, piece)
-            current.append(Markup('<span class="{}">{}</span>').format(css, html) if css else str(html))
+                href = _attribute(link(reference.path, reference.target_line))
+                body = f'<a class="series-xref" href="{href}" data-tip="{_attribute(reference.tip)}">{body}</a>'
+            current.append(f'<span class="{css}">{body}</span>' if css else body)
             column += len(piece)
     if current:
         lines.append("".join(current))
     out = []
     for number, body in enumerate(lines, 1):
         anchors = "".join(f'<span id="{anchor}"></span>' for anchor in sorted(starts.get(number, ())))
-        said = "".join(Markup('<a class="series-src__note" href="{}">{}</a>').format(note.url, note.text)
+        said = "".join(f'<a class="series-src__note" href="{_attribute(note.url)}">{_text(note.text)}</a>'
                        for note in notes_at.get(number, ()))
         css = "series-src__line series-src__line--quoted" if number in quoted_lines else "series-src__line"
         out.append(f'<span class="{css}" id="L{number}" data-n="{number}">{anchors}{body}{said}\n</span>')
     return Markup("".join(out))
+
+
+def _text(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _attribute(value: str) -> str:
+    return html.escape(value, quote=True)
 
 
 def _css_class(kind) -> str:
@@ -174,9 +191,11 @@ def card_sections(html: str) -> list[tuple[str, str]]:
     return parser.cards
 
 
-def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline, link, page_link) -> dict:
+def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline, link, page_link,
+                cache_dir: Path) -> dict:
     """What series-source.html shows of one file. `link(path, line)` addresses a line of a source page,
-    `page_link(url)` a page of the site, both from this page."""
+    `page_link(url)` a page of the site, both from this page. The code's HTML is kept under the cache, named
+    by everything it is made from (CI reads no cache)."""
     text = site.files[path].decode("utf-8", "replace")
     ranges = [q for q in quoted if q.path == path]
     notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, page_link(q.url)) for q in ranges]
@@ -189,8 +208,22 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
         "github": f"https://github.com/{baseline.repo}/blob/{baseline.commit}/{path}",
         "raw": page_link(source_raw_src(path)), "map": page_link(MAP_URL),
         "ranges": [(q, f"#L{q.first}-L{q.last}", page_link(q.url)) for q in sorted(ranges, key=lambda q: q.first)],
-        "code": code_html(path, text, site.index, ranges, list(dict.fromkeys(notes)), link),
+        "code": _cached_code(path, text, site.index, ranges, list(dict.fromkeys(notes)), link, cache_dir),
     }
+
+
+def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Markup:
+    references = index.references.get(path, [])
+    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), [astuple(r) for r in references],
+               {target: link(target, None) for target in sorted({r.path for r in references})},  # where links lead
+               [astuple(q) for q in ranges], [astuple(n) for n in notes]]
+    key = hashlib.sha256(json.dumps(made_of, ensure_ascii=False).encode("utf-8")).hexdigest()
+    kept = cache_dir / "sourcepages" / f"{key}.html"
+    if kept.is_file() and not in_ci():
+        return Markup(kept.read_text(encoding="utf-8"))
+    code = code_html(path, text, index, ranges, notes, link)
+    write_atomically(kept, str(code).encode("utf-8"))
+    return code
 
 
 def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> dict:
