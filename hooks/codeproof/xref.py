@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
-import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import jedi
@@ -48,43 +45,36 @@ def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda messag
 
 
 def _compute(sources: dict[str, bytes]) -> XrefIndex:
-    """Each file resolved in a process of its own (jedi is pure Python: the machine's cores share the work)."""
+    references: dict[str, list[Reference]] = {path: [] for path in sources}
+    definitions: dict[str, list[Definition]] = {path: [] for path in sources}
     with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
         root = Path(tmp).resolve()
         for path, data in sources.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(data)
-        paths = sorted(sources)
-        with ProcessPoolExecutor(max_workers=min(len(paths), os.cpu_count() or 1) or 1,
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            found = list(pool.map(_file_names, [str(root)] * len(paths), paths, chunksize=1))
-    return XrefIndex({p: refs for p, (refs, _) in zip(paths, found)}, {p: defs for p, (_, defs) in zip(paths, found)})
-
-
-def _file_names(tmp: str, path: str) -> tuple[list[Reference], list[Definition]]:
-    """The linked references and the definitions of one file of the package copied under `tmp`."""
-    root = Path(tmp)
-    # Only the package on the path: an installed copy of it must not take its names.
-    project = jedi.Project(root, sys_path=[str(root)], smart_sys_path=False, load_unsafe_extensions=False)
-    script = jedi.Script(code=(root / path).read_bytes().decode("utf-8", "replace"), path=str(root / path), project=project)
-    references, definitions, tips = [], [], {}
-    for name in script.get_names(all_scopes=True, definitions=True, references=True):
-        imported = name.get_line_code().lstrip().startswith(("from ", "import "))
-        if name.is_definition() and not imported:  # an import is followed to what it names
-            if _worth_a_link(name):
-                definitions.append(Definition(name.line, name.column, name.name, name.type, _tip(name, tips)))
-            continue
-        try:
-            targets = script.goto(name.line, name.column, follow_imports=True)
-        except Exception:  # jedi gives up on some constructs; the name is then not linked
-            continue
-        target = next((t for t in targets if t.module_path and _inside(t.module_path, root)), None)
-        if target is None or target.line is None or not _worth_a_link(target):
-            continue
-        references.append(Reference(name.line, name.column, len(name.name),
-                                    Path(target.module_path).resolve().relative_to(root).as_posix(),
-                                    target.line, _tip(target, tips)))
-    return references, definitions
+        # Only the package on the path: an installed copy of it must not take its names.
+        project = jedi.Project(root, sys_path=[str(root)], smart_sys_path=False, load_unsafe_extensions=False)
+        tips: dict[tuple[str, int, int], str] = {}
+        for path in sorted(sources):
+            script = jedi.Script(code=sources[path].decode("utf-8", "replace"), path=str(root / path), project=project)
+            for name in script.get_names(all_scopes=True, definitions=True, references=True):
+                imported = name.get_line_code().lstrip().startswith(("from ", "import "))
+                if name.is_definition() and not imported:  # an import is followed to what it names
+                    if _worth_a_link(name):
+                        definitions[path].append(Definition(name.line, name.column, name.name, name.type,
+                                                            _tip(name, tips)))
+                    continue
+                try:
+                    targets = script.goto(name.line, name.column, follow_imports=True)
+                except Exception:  # jedi gives up on some constructs; the name is then not linked
+                    continue
+                target = next((t for t in targets if t.module_path and _inside(t.module_path, root)), None)
+                if target is None or target.line is None or not _worth_a_link(target):
+                    continue
+                references[path].append(Reference(
+                    name.line, name.column, len(name.name), Path(target.module_path).resolve().relative_to(root).as_posix(),
+                    target.line, _tip(target, tips)))
+    return XrefIndex(references, definitions)
 
 
 def _worth_a_link(name) -> bool:
