@@ -245,9 +245,13 @@ class SdistProvider:
         if (repo, commit) != (self.baseline.repo, self.baseline.commit):
             return None
         try:
-            return sorted(self._open())
+            return sorted(self.files())
         except ProviderUnavailable:
             return None
+
+    def files(self) -> dict[str, bytes]:
+        """Every file the archive holds (path inside the project -> bytes), its SHA-256 checked against the pin."""
+        return self._open()
 
     def _open(self) -> dict[str, bytes]:
         if self._files is None:
@@ -345,7 +349,7 @@ class SourceStore:
         files = None
         if sdist and (repo, commit) == (sdist.baseline.repo, sdist.baseline.commit):
             try:
-                files = sdist._open()
+                files = sdist.files()
             except ProviderUnavailable:
                 files = None
         if files is None:
