@@ -207,6 +207,9 @@ def on_page_content(html, page, config, files):
             if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) and ref.path in build.sources.files:
                 build.quoted.append(QuotedRange(ref.path, excerpt.first, excerpt.last, entry.name,
                                                 entry.url + (f"#{anchor}" if anchor else ""), title))
+    if build.sources is not None:  # after the guard: the links are the engine's, from the index
+        html = sourcepages.link_post_cards(html, proved.quoted, build.sources, build.engine.series.baseline,
+                                           lambda path, line: _source_line(path, line, page))
     return guard.unseal(html, seal)
 
 
@@ -240,7 +243,7 @@ def on_page_context(context, page, config, nav):
     _escape_meta(page.meta)
     if build.sources is not None and (page.file.src_uri in build.source_pages or page.file.src_uri == resources.SOURCE_MAP_SRC):
         def line(path, number):  # posts render before generated pages: build.quoted is whole here
-            return get_relative_url(resources.source_page_url(path), page.url) + (f"#L{number}" if number else "")
+            return _source_line(path, number, page)
         baseline = build.engine.series.baseline
         path = build.source_pages.get(page.file.src_uri)
         context["source"] = (sourcepages.page_values(path, build.sources, build.quoted, baseline, line,
@@ -300,6 +303,11 @@ def on_serve(server, config, builder):
     server.watch(str(root / "experiments"))
     server.watch(str(build.engine.series.lock_file))
     return server
+
+
+def _source_line(path: str, number: int | None, page) -> str:
+    """The address of a line of a source page (its top without a number) from a page."""
+    return get_relative_url(resources.source_page_url(path), page.url) + (f"#L{number}" if number else "")
 
 
 def _series_order(pages: list, posts: list) -> None:

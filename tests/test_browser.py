@@ -286,6 +286,20 @@ def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, ba
         assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1
 
 
+def test_a_name_in_a_card_shows_its_definition_on_focus_and_leads_to_it(visit, base_url):
+    page = visit(base_url + PAGES["post-13"], viewport={"width": 375, "height": 812}).page
+    name = page.locator(".proof-card--source pre a.series-xref").first
+    name.focus()
+    assert page.evaluate("getComputedStyle(document.activeElement, '::after').content").strip('"')  # the tip shows
+    target = name.get_attribute("href")
+    line = re.search(r"#(L\d+)$", target).group(1)
+    name.click()
+    page.wait_for_load_state()
+    assert "/source/autograd/" in page.url and page.url.endswith(line)
+    assert page.locator(f"[id='{line}']").evaluate("e => e.matches(':target') && e.getBoundingClientRect().top >= 0 "
+                                                  "&& e.getBoundingClientRect().bottom <= innerHeight")
+
+
 def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_to_the_post(visit, base_url):
     page = visit(base_url + PAGES["post-13"], viewport={"width": 375, "height": 812}).page
     post = page.url

@@ -95,7 +95,7 @@ LAYERS = [
     {"drift"},
     {"engine", "sourcepages"},
     {"verify", "experiments", "rewrite", "guard", "overview", "scaffold", "xref"},
-    {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare"},
+    {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare", "namelinks"},
     {"config", "frontmatter", "prose"},
     {"markers"},
     {"structure", "filesystem", "fences", "tables", "yamledit"},

@@ -10,6 +10,8 @@ import yaml
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.__main__ import main as codeproof
+from codeproof.namelinks import NameLinks, link_card_names
+from codeproof.structure import Reference
 from conftest import git
 from fixture_site import make_site
 
@@ -41,6 +43,14 @@ def check(x):
 
     return inner(x)
 '''
+DECORATED = '''\
+from .core import primitive
+
+
+@primitive
+def twice(x):
+    return 2 * x
+'''
 SHADOW = '''\
 def isinstance(x, kind):
     return False
@@ -69,6 +79,17 @@ def check(x):
     if isinstance(x, list):
         return primitive(x)
 ```
+
+## 内部
+
+[REAL SOURCE]
+File: pkg/user.py
+Symbol: check
+
+```python
+    def inner(y):
+        return Box().unbox()
+```
 '''
 
 
@@ -76,7 +97,7 @@ def check(x):
 def built(tmp_path_factory):
     site = make_site(tmp_path_factory.mktemp("sources"), material=True)
     repo = site.upstream.remote / "fixture" / "upstream"
-    for name, text in {"__init__.py": "", "core.py": CORE, "user.py": USER, "builtins.py": SHADOW}.items():
+    for name, text in {"__init__.py": "", "core.py": CORE, "user.py": USER, "builtins.py": SHADOW, "deco.py": DECORATED}.items():
         (repo / "pkg" / name).write_text(text)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "a package")
@@ -126,6 +147,11 @@ def test_methods_nested_functions_and_calls_link_to_their_definitions(built):
     assert links(built, "pkg/user.py", 11) == {"inner": "./#L8"}
 
 
+def test_a_decorator_links_its_name_and_keeps_its_at_sign_outside_the_link(built):
+    assert links(built, "pkg/deco.py", 4) == {"primitive": "../core.py/#L6"}
+    assert page(built, "source/pkg/deco.py").css_first("#L4").text() == "@primitive\n"
+
+
 def test_a_link_shows_the_definitions_line_and_the_first_line_of_its_docstring(built):
     element = page(built, "source/pkg/user.py").css_first("#L6 a.series-xref")
     assert element.attributes["data-tip"] == "def primitive(f): — Wraps f."
@@ -138,10 +164,27 @@ def test_a_card_links_to_its_lines_on_the_site_and_to_github_beside(built):
     assert hrefs[1].startswith("https://github.com/fixture/upstream/blob/") and hrefs[1].endswith("/pkg/user.py#L4-L6")
 
 
+def card_links(built, number: int) -> list[tuple[str, str, str]]:
+    """(name, where it links, its tip) in the code of a post's card."""
+    card = page(built, "posts/p").css(".proof-card--source")[number]
+    return [(a.text(), a.attributes["href"], a.attributes["data-tip"]) for a in card.css("pre a.series-xref")]
+
+
+def test_the_names_in_a_card_link_to_their_definitions_but_not_builtins(built):
+    assert card_links(built, 0) == [("primitive", "../../source/pkg/core.py/#L6", "def primitive(f): — Wraps f.")]
+
+
+def test_a_card_without_the_indentation_its_lines_share_links_its_names_at_their_file_columns(built):
+    card = page(built, "posts/p").css(".proof-card--source")[1]
+    assert card.css_first("pre code").text().startswith("def inner(y):")  # shown without its 4 spaces
+    assert [(name, href) for name, href, _ in card_links(built, 1)] == [("Box", "../../source/pkg/core.py/#L11"),
+                                                                         ("unbox", "../../source/pkg/core.py/#L12")]
+
+
 def test_a_quoted_range_has_its_own_anchor_and_names_the_post_section_that_quotes_it(built):
     html = page(built, "source/pkg/user.py")
     assert html.css_first('#L4 > span[id="L4-L6"]') is not None
-    assert [e.attributes["id"] for e in html.css(".series-src__line--quoted")] == ["L4", "L5", "L6"]
+    assert [e.attributes["id"] for e in html.css(".series-src__line--quoted")] == ["L4", "L5", "L6", "L8", "L9"]
     note = html.css_first("#L4 a.series-src__note")
     section = page(built, "posts/p").css_first("h2").attributes["id"]
     assert (note.text(), note.attributes["href"]) == ("第一篇 · 检查", f"../../../posts/p/#{section}")
@@ -151,15 +194,17 @@ def test_a_definition_lists_the_quotes_that_use_it(built):
     note = page(built, "source/pkg/core.py").css_first("#L6 a.series-src__note")
     section = page(built, "posts/p").css_first("h2").attributes["id"]
     assert (note.text(), note.attributes["href"]) == ("被引用于 第一篇 · 检查", f"../../../posts/p/#{section}")
-    assert page(built, "source/pkg/core.py").css_first("#L11 a.series-src__note") is None  # Box: not in the quote
+    assert [a.text() for a in page(built, "source/pkg/core.py").css("#L11 a.series-src__note")] == ["被引用于 第一篇 · 内部"]
+    assert page(built, "source/pkg/core.py").css_first("#L3 a.series-src__note") is None  # LIMIT: in no quote
 
 
 def test_the_map_lists_each_file_with_the_share_quoted_and_its_symbols(built):
     html = page(built, "source")
     rows = {li.css_first("a code").text(): li for li in html.css(".series-map > li")}
-    assert sorted(rows) == ["pkg/__init__.py", "pkg/builtins.py", "pkg/core.py", "pkg/mod.py", "pkg/user.py"]
+    assert sorted(rows) == ["pkg/__init__.py", "pkg/builtins.py", "pkg/core.py", "pkg/deco.py", "pkg/mod.py",
+                            "pkg/user.py"]
     user = rows["pkg/user.py"]
-    assert user.css_first(".series-map__bar").attributes["aria-label"] == "已引用 3 / 11 行"
+    assert user.css_first(".series-map__bar").attributes["aria-label"] == "已引用 5 / 11 行"
     assert [(a.text(), bool(a.css_first("strong"))) for a in user.css(".series-map__symbols a")] == [("check", True)]
 
 
@@ -180,3 +225,24 @@ def test_without_source_pages_cards_link_to_github_and_nothing_is_generated(tmp_
     card = page(out, "posts/p").css_first(".proof-card--source")
     assert card.css_first("dd a").attributes["href"].startswith("https://github.com/fixture/upstream/blob/")
     assert card.css_first("a.proof-card__github") is None
+
+
+def card_html(code: str) -> str:
+    """A REAL SOURCE card as pymdownx.highlight renders one: name tokens in <span class="n">."""
+    return ('<div class="proof-card proof-card--source"><div class="proof-card__head"><code>primitive</code></div>'
+            f'<div class="highlight"><pre><span></span><code>{code}</code></pre></div></div>')
+
+
+def linked_names(page: str) -> list[str]:
+    return [a.text() for a in LexborHTMLParser(page).css("pre a.series-xref")]
+
+
+def test_a_card_line_that_is_not_its_file_line_less_indentation_links_nothing():
+    index = [Reference(2, 1, 9, "pkg/core.py", 6, "def primitive(f):")]
+    links = NameLinks(index, lambda path, line: f"{path}#L{line}")
+    file = 'x = 1\n\tprimitive(x)\n'
+    shown = '<span id="__span-0-1"><span class="n">x</span> = 1\n</span><span id="__span-0-2">{}<span class="n">primitive</span>(x)\n</span>'
+    assert linked_names(link_card_names(card_html(shown.format("\t")), [(file, 1, links)])) == ["primitive"]
+    assert linked_names(link_card_names(card_html(shown.format("    ")), [(file, 1, links)])) == []  # a tab expanded
+    assert linked_names(link_card_names(card_html(shown.format("\t")), [(file, 2, links)])) == []  # not these lines
+    assert "<a" not in link_card_names(card_html(shown.format("\t")), [None])  # a file without a page

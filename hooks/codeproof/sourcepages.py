@@ -19,13 +19,14 @@ from html.parser import HTMLParser
 
 from markupsafe import Markup
 from pygments.lexers import PythonLexer
-from pygments.token import STANDARD_TYPES, Name
+from pygments.token import STANDARD_TYPES
 
 from .config import Series, in_ci
 from .filesystem import write_atomically
+from .namelinks import NAME_CLASSES, NameLinks, link_card_names
 from .resources import SOURCE_ROOT, source_raw_src
 from .sources import SourceStore
-from .structure import BlockKind, ParsedPost, QuotedRange, XrefIndex
+from .structure import BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
 from .xref import cross_references
 
 @dataclass(frozen=True)
@@ -41,13 +42,13 @@ class Note:
 MAP_URL = f"{SOURCE_ROOT}/"
 
 
-RENDERING = 1  # of code_html: a change of its output changes this, so no page is taken from an older cache
+RENDERING = 2  # of code_html: a change of its output changes this, so no page is taken from an older cache
 
 
 def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link) -> Markup:
     """The file as HTML lines, every text escaped. `link(path, line)` is the address of a line of a source page
     from this one."""
-    references = {(r.line, r.column): r for r in index.references.get(path, [])}
+    links = NameLinks(index.references.get(path, []), link)
     starts: dict[int, set[str]] = {}
     for quoted in ranges:
         starts.setdefault(quoted.first, set()).add(f"L{quoted.first}-L{quoted.last}")
@@ -64,11 +65,7 @@ def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange],
                 current, line, column = [], line + 1, 0
             if not piece:
                 continue
-            body = _text(piece)
-            reference = references.get((line, column)) if kind in Name else None
-            if reference is not None and reference.length == len(piece):
-                href = _attribute(link(reference.path, reference.target_line))
-                body = f'<a class="series-xref" href="{href}" data-tip="{_attribute(reference.tip)}">{body}</a>'
+            body = (css in NAME_CLASSES and links.link(piece, line, column)) or _text(piece)
             current.append(f'<span class="{css}">{body}</span>' if css else body)
             column += len(piece)
     if current:
@@ -149,6 +146,17 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     for folder in folders:
         files.update(store.tree(series.baseline.repo, series.baseline.commit, folder))
     return SourceSite(files, cross_references(files, series.cache_dir, log))
+
+
+def link_post_cards(html: str, quoted: list[tuple[FileRef, Excerpt]], site: SourceSite, baseline, link) -> str:
+    """A rendered post with the names in its REAL SOURCE cards linked to their definitions, where the card
+    quotes a published file. `quoted` is the page's verified cards in order; `link(path, line)` addresses a
+    line of a source page from the post."""
+    cards = [(site.files[ref.path].decode("utf-8", "replace"), excerpt.first,
+              NameLinks(site.index.references.get(ref.path, []), link))
+             if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) and ref.path in site.files else None
+             for ref, excerpt in quoted]
+    return link_card_names(html, cards)
 
 
 class _Sections(HTMLParser):
