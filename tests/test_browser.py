@@ -286,15 +286,29 @@ def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, ba
         assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1
 
 
-def test_a_name_in_a_card_shows_its_definition_on_focus_and_leads_to_it(visit, base_url):
-    page = visit(base_url + PAGES["post-13"], viewport={"width": 375, "height": 812}).page
+def test_a_name_in_a_card_shows_its_definition_on_hover_and_focus(visit, base_url):
+    page = visit(base_url + PAGES["post-13"]).page
     name = page.locator(".proof-card--source pre a.series-xref").first
+    tip = "el => getComputedStyle(el, '::after').content"
+    assert name.evaluate(tip) == "none"
+    name.hover()
+    assert name.evaluate(tip).strip('"') == name.get_attribute("data-tip") != ""
+    page.mouse.move(0, 0)
     name.focus()
-    assert page.evaluate("getComputedStyle(document.activeElement, '::after').content").strip('"')  # the tip shows
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # focused from the keyboard: focus-visible
+    assert name.evaluate(tip).strip('"') == name.get_attribute("data-tip")
+
+
+def test_a_tap_on_a_name_in_a_card_on_a_phone_leads_to_its_definition(visit, base_url):
+    page = visit(base_url + PAGES["post-13"], viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True).page
+    assert not page.evaluate("matchMedia('(hover: hover)').matches")  # no tip comes in the way of the tap
+    name = page.locator(".proof-card--source pre a.series-xref").first
     target = name.get_attribute("href")
     line = re.search(r"#(L\d+)$", target).group(1)
-    name.click()
-    page.wait_for_load_state()
+    name.scroll_into_view_if_needed()
+    with page.expect_navigation(timeout=5000):
+        name.tap()
     assert "/source/autograd/" in page.url and page.url.endswith(line)
     assert page.locator(f"[id='{line}']").evaluate("e => e.matches(':target') && e.getBoundingClientRect().top >= 0 "
                                                   "&& e.getBoundingClientRect().bottom <= innerHeight")
