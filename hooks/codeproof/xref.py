@@ -65,7 +65,7 @@ def _compute(sources: dict[str, bytes]) -> XrefIndex:
                                                             _tip(name, tips)))
                     continue
                 try:
-                    targets = script.goto(name.line, name.column, follow_imports=True)
+                    targets = name.goto(follow_imports=True)
                 except Exception:  # jedi gives up on some constructs; the name is then not linked
                     continue
                 target = next((t for t in targets if t.module_path and _inside(t.module_path, root)), None)
