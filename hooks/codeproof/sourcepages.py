@@ -9,6 +9,7 @@ the addresses cards link to work without script. A name whose definition is in t
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import html
 import json
@@ -97,12 +98,14 @@ def _css_class(kind) -> str:
     return STANDARD_TYPES[kind]
 
 
-def top_level_symbols(text: str) -> list[tuple[str, int, int]]:
-    """(name, first line, last line) of each function, class and assignment at the top of a module."""
+@functools.lru_cache(maxsize=256)
+def top_level_symbols(text: str) -> tuple[tuple[str, int, int], ...]:
+    """(name, first line, last line) of each function, class and assignment at the top of a module (parsed
+    once per process: the package's files stay the same from build to build)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        return ()
     found = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -112,7 +115,7 @@ def top_level_symbols(text: str) -> list[tuple[str, int, int]]:
             for target in targets:
                 if isinstance(target, ast.Name):
                     found.append((target.id, node.lineno, node.end_lineno))
-    return found
+    return tuple(found)
 
 
 def used_definitions(index: XrefIndex, ranges: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
