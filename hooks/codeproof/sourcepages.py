@@ -14,7 +14,7 @@ import hashlib
 import html
 import json
 from collections.abc import Iterable
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from html.parser import HTMLParser
 
@@ -217,9 +217,9 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
 
 def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Markup:
     references = index.references.get(path, [])
-    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), [astuple(r) for r in references],
+    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), [_fields(r) for r in references],
                {target: link(target, None) for target in sorted({r.path for r in references})},  # where links lead
-               [astuple(q) for q in ranges], [astuple(n) for n in notes]]
+               [_fields(q) for q in ranges], [_fields(n) for n in notes]]
     key = hashlib.sha256(json.dumps(made_of, ensure_ascii=False).encode("utf-8")).hexdigest()
     kept = cache_dir / "sourcepages" / f"{key}.html"
     if kept.is_file() and not in_ci():
@@ -227,6 +227,11 @@ def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Mar
     code = code_html(path, text, index, ranges, notes, link)
     write_atomically(kept, str(code).encode("utf-8"))
     return code
+
+
+def _fields(value) -> tuple:
+    """A flat dataclass's fields, as astuple gives them without its deep copy (thousands of references a build)."""
+    return tuple(value.__dict__.values())
 
 
 def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> dict:
