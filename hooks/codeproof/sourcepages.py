@@ -14,7 +14,7 @@ import hashlib
 import html
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from html.parser import HTMLParser
 
@@ -139,6 +139,14 @@ class SourceSite:
 
     files: dict[str, bytes]
     index: XrefIndex
+    _used: dict = field(default_factory=dict, compare=False, repr=False)  # quotes -> used_definitions of them
+
+    def used_definitions(self, quoted: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
+        """used_definitions of the build's quotes, worked out once for all the source pages of the build."""
+        key = tuple(quoted)
+        if key not in self._used:
+            self._used[key] = used_definitions(self.index, quoted)
+        return self._used[key]
 
 
 def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost], log) -> SourceSite:
@@ -202,7 +210,7 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
     text = site.files[path].decode("utf-8", "replace")
     ranges = [q for q in quoted if q.path == path]
     notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, page_link(q.url)) for q in ranges]
-    for (where, line), users in used_definitions(site.index, quoted).items():
+    for (where, line), users in site.used_definitions(quoted).items():
         if where == path:
             notes += [Note(line, f"被引用于 {q.post} · {q.section}" if q.section else f"被引用于 {q.post}", page_link(q.url))
                       for q in users if not (q.path == path and q.first <= line <= q.last)]
