@@ -16,11 +16,11 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from html.parser import HTMLParser
 
 from markupsafe import Markup
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES, Name
+from selectolax.lexbor import LexborHTMLParser
 
 from .config import Series, in_ci
 from .filesystem import write_atomically
@@ -162,44 +162,19 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     return SourceSite(files, cross_references(files, series.cache_dir, log))
 
 
-class _Sections(HTMLParser):
-    """The section (h2 or h3: its id and text) each REAL SOURCE card of a rendered post stands in."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.current = ("", "")
-        self.cards: list[tuple[str, str]] = []
-        self._heading: tuple[str, list[str]] | None = None  # the open heading's id and text
-        self._permalink = False  # inside the heading's ¶ link, whose text is no part of the title
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        classes = (attrs.get("class") or "").split()
-        if tag in ("h2", "h3") and attrs.get("id"):
-            self._heading = (attrs["id"], [])
-        elif tag == "a" and self._heading is not None and "headerlink" in classes:
-            self._permalink = True
-        elif tag == "div" and "proof-card--source" in classes:
-            self.cards.append(self.current)
-
-    def handle_endtag(self, tag):
-        if tag == "a":
-            self._permalink = False
-        elif tag in ("h2", "h3") and self._heading is not None:
-            self.current = (self._heading[0], "".join(self._heading[1]).strip())
-            self._heading = None
-
-    def handle_data(self, data):
-        if self._heading is not None and not self._permalink:
-            self._heading[1].append(data)
-
-
 def card_sections(html: str) -> list[tuple[str, str]]:
-    """(heading id, heading text) of the section of each REAL SOURCE card in a rendered post, in order."""
-    parser = _Sections()
-    parser.feed(html)
-    parser.close()
-    return parser.cards
+    """(heading id, heading text) of the section (h2 or h3) of each REAL SOURCE card in a rendered post, in
+    order. Read by Lexbor, as the guard reads the page; a heading's permalink (¶) is no part of its title."""
+    page = LexborHTMLParser(html)
+    for permalink in page.css("h2 a.headerlink, h3 a.headerlink"):
+        permalink.decompose()
+    current, cards = ("", ""), []
+    for node in page.css("h2, h3, div.proof-card--source"):  # in document order
+        if node.tag == "div":
+            cards.append(current)
+        elif node.attributes.get("id"):
+            current = (node.attributes["id"], node.text(deep=True).strip())
+    return cards
 
 
 def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline, link, page_link,
