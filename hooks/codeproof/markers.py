@@ -3,6 +3,7 @@ announces a block. Shared by the parser (near-misses), the front matter check an
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -63,9 +64,11 @@ def visible(text: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFKD", text).translate(SHOWN))
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def skeleton(text: str) -> str:
     """The visible text in ASCII where it looks like ASCII: look-alike letters (Cyrillic Е, Greek Ο...)
-    mapped to the Latin ones they are confusable with (Unicode's confusables data)."""
+    mapped to the Latin ones they are confusable with (Unicode's confusables data). Kept per text: the guard
+    and the parser ask it for every text of every page, and a page's texts come back build after build."""
     text = visible(text)
     return text if text.isascii() else text.translate(LOOK_ALIKES)
 
