@@ -3,6 +3,7 @@ excerpt) and how long it takes to read."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import xml.etree.ElementTree as etree
@@ -18,9 +19,11 @@ WORD = re.compile(r"[A-Za-z0-9_]+")
 HAN_PER_MINUTE, WORDS_PER_MINUTE = 400, 200
 
 
+@functools.lru_cache(maxsize=64)
 def first_paragraph(markdown: str) -> str:
     """The first prose paragraph as plain text: a page's description for search engines and feeds. Feeds
-    publish it as HTML, unchecked, so it holds no markup characters and no block marker."""
+    publish it as HTML, unchecked, so it holds no markup characters and no block marker. (Kept per text: a
+    rebuild asks again for the pages that did not change.)"""
     parser = Markdown(extensions=["fenced_code", "tables", "attr_list", "md_in_html"])
     found = _FirstParagraph(parser)
     parser.treeprocessors.register(found, "series-first-paragraph", 100)  # first: it runs the others itself
