@@ -65,6 +65,7 @@ LOADED_ATTRIBUTES = {"src", "srcset", "poster", "data", "background"}  # fetched
 SHOWN_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "label", "data-label")
 BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
 URL_NOISE = re.compile(r"[\x00-\x20]")  # browsers drop tabs and newlines anywhere, controls around
+NOT_WORDS_RE = re.compile(r"[\W_]+")  # between the words of a label
 
 
 @dataclass
@@ -120,7 +121,7 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         reading.refused.append((f"the class {foreign[0]!r}: Markdown does not write it, and the theme or the site "
                                 "could use it to hide, draw or imitate a part of the page", foreign[0]))
     for name, value in attrs.items():
-        url = URL_NOISE.sub("", value).lower()
+        url = URL_NOISE.sub("", value).lower() if name in URL_ATTRIBUTES else ""  # (LOADED_ATTRIBUTES are among them)
         if (name not in ALLOWED_ATTRIBUTES
                 or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
                 or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
@@ -140,7 +141,7 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     # (Bracketed, it is a marker, reported as such; in code, it is code.)
     boxed = "admonition-title" in classes or tag == "summary"
     text = skeleton(node.text(deep=True)) if code is None and (boxed or tag in LABELS) else ""
-    words = re.sub(r"[\W_]+", " ", text).strip().upper()
+    words = NOT_WORDS_RE.sub(" ", text).strip().upper() if text else ""
     if words and not ANY_MARKER_RE.search(text) and (
             boxed and any(kind in words for kind in KINDS) or tag in LABELS and words in KINDS):
         reading.refused.append((f"a <{tag}> reading {words[:40]!r}: a card's label outside a card would pass for "
