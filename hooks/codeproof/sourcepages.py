@@ -205,11 +205,17 @@ def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Mar
                [_fields(q) for q in ranges], [_fields(n) for n in notes]]
     key = hashlib.sha256(json.dumps(made_of, ensure_ascii=False).encode("utf-8")).hexdigest()
     kept = cache_dir / "sourcepages" / f"{key}.html"
+    if not in_ci() and (cache_dir, key) in _CODES:
+        return _CODES[cache_dir, key]
     if kept.is_file() and not in_ci():
-        return Markup(kept.read_text(encoding="utf-8"))
-    code = code_html(path, text, index, ranges, notes, link)
+        _CODES[cache_dir, key] = Markup(kept.read_text(encoding="utf-8"))
+        return _CODES[cache_dir, key]
+    code = _CODES[cache_dir, key] = code_html(path, text, index, ranges, notes, link)
     write_atomically(kept, str(code).encode("utf-8"))
     return code
+
+
+_CODES: dict[tuple[Path, str], Markup] = {}  # what the cache folder keeps, kept in the process too (serve builds again)
 
 
 def _fields(value) -> tuple:
