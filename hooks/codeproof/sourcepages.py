@@ -200,7 +200,8 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
 
 def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Markup:
     references = index.references.get(path, [])
-    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), [_fields(r) for r in references],
+    # The index by its key (the files it was made from), not its 3,000 references again for each page.
+    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), index.key,
                {target: link(target, None) for target in sorted({r.path for r in references})},  # where links lead
                [_fields(q) for q in ranges], [_fields(n) for n in notes]]
     key = hashlib.sha256(json.dumps(made_of, ensure_ascii=False).encode("utf-8")).hexdigest()
@@ -219,7 +220,7 @@ _CODES: dict[tuple[Path, str], Markup] = {}  # what the cache folder keeps, kept
 
 
 def _fields(value) -> tuple:
-    """A flat dataclass's fields, as astuple gives them without its deep copy (thousands of references a build)."""
+    """A flat dataclass's fields, as astuple gives them without its deep copy."""
     return tuple(value.__dict__.values())
 
 
