@@ -85,10 +85,11 @@ def _read(html: str, seal: str) -> _Reading:
     pending = [(LexborHTMLParser(html).root, False, False, None)]
     while pending:
         node, sealed, example, code = pending.pop()
-        if node.tag == "-text":
+        tag = node.tag
+        if tag == "-text":
             _text(reading, node.text_content, sealed, example, code)
             continue
-        if node.tag.startswith("-"):  # a comment or a doctype, which nobody sees
+        if tag.startswith("-"):  # a comment or a doctype, which nobody sees
             continue
         sealed, example, code = _open(reading, node, seal, sealed, example, code)
         if sealed:  # what the engine rendered holds verified text only: nothing in it to check
@@ -103,7 +104,7 @@ def _read(html: str, seal: str) -> _Reading:
 
 def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code: int | None):
     tag, attrs = node.tag, {name: value or "" for name, value in node.attributes.items()}
-    classes = set((attrs.get("class") or "").split())
+    classes = set(attrs["class"].split()) if "class" in attrs else set()
     own = {c for c in classes if c.startswith(SEALED_PREFIX)}
     if own and not sealed:
         if attrs.get(SEAL_ATTRIBUTE) == seal:
@@ -128,8 +129,9 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
                 or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
             reading.refused.append((f"a {name}={value[:40]!r} attribute on <{tag}>: it would change what the "
                                     "page shows", f"{name}="))
-    for name in (name for name in SHOWN_ATTRIBUTES if attrs.get(name)):
-        _shown_attribute(reading, tag, name, attrs[name], sealed)
+    for name in SHOWN_ATTRIBUTES:
+        if attrs.get(name):
+            _shown_attribute(reading, tag, name, attrs[name], sealed)
     # The theme hides these: the permalink of a heading (its text is ¶) and the line anchors in code.
     if "headerlink" in classes or tag == "a" and "id" in attrs and code is not None:
         text = node.text(deep=True).strip()
