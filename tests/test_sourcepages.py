@@ -10,6 +10,7 @@ import yaml
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.__main__ import main as codeproof
+from codeproof.xref import cross_references
 from conftest import git
 from fixture_site import make_site
 
@@ -180,3 +181,13 @@ def test_without_source_pages_cards_link_to_github_and_nothing_is_generated(tmp_
     card = page(out, "posts/p").css_first(".proof-card--source")
     assert card.css_first("dd a").attributes["href"].startswith("https://github.com/fixture/upstream/blob/")
     assert card.css_first("a.proof-card__github") is None
+
+
+def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has_them(tmp_path, monkeypatch):
+    files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode()}
+    said = []
+    first = cross_references(files, tmp_path, said.append)
+    assert cross_references(files, tmp_path, said.append) is first  # a rebuild of the process takes them as kept
+    monkeypatch.setenv("CI", "true")
+    assert cross_references(files, tmp_path, said.append) == first
+    assert said == ["cross-referencing 3 files with jedi (once per pinned commit; about 10 s)"] * 2
