@@ -182,7 +182,8 @@ def on_page_markdown(markdown, page, config, files):
     build.warnings += proved.warnings
     build.outputs.update(proved.outputs)
     build.proved[page.file.src_uri] = (parsed, proved)
-    page.meta.setdefault("description", first_paragraph(proved.markdown))  # for <meta> and the feed
+    # For <meta> and the feed. Unsealed, a page that did not change reads as last build's (first_paragraph keeps it).
+    page.meta.setdefault("description", first_paragraph(guard.unseal(proved.markdown, build.engine.seal)))
     if page.is_homepage:
         build.category_index = page.url if overview.CATEGORIES in proved.markdown else None
         experiments = {script["path"]: posts_using(build.series, build.parsed, script["path"])

@@ -193,6 +193,16 @@ def test_a_setting_given_twice_is_refused_naming_both_lines(site):
         "mkdocs.yml:11: extra.series.experiments: is given twice (lines 9 and 11): YAML keeps the second and drops the first"]
 
 
+def test_a_setting_given_twice_after_a_first_build_of_the_process_is_refused(site):
+    config = write_config(site, good_config())
+    load_series(config)  # a first build (serve builds again in one process) reads the file as it was
+    write_config(site, good_config() + "    experiments:\n      timeout: 5\n    experiments:\n      output_cap: 9\n")
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(config)
+    assert [str(p) for p in refused.value.problems] == [
+        "mkdocs.yml:11: extra.series.experiments: is given twice (lines 9 and 11): YAML keeps the second and drops the first"]
+
+
 @pytest.mark.parametrize("announced, message", [
     ([{"number": 7, "title": "A"}, {"number": 7, "title": "B"}], "extra.series.announced[1]: number 7 is announced twice"),
     ([{"number": 10000}], "extra.series.announced[0].number: 10000 is not a whole number from 1 to 9999"),

@@ -12,6 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.__main__ import main as codeproof
 from codeproof.namelinks import NameLinks, link_card_names
 from codeproof.structure import Reference
+from codeproof.xref import cross_references
 from conftest import git
 from fixture_site import make_site
 
@@ -246,3 +247,13 @@ def test_a_card_line_that_is_not_its_file_line_less_indentation_links_nothing():
     assert linked_names(link_card_names(card_html(shown.format("    ")), [(file, 1, links)])) == []  # a tab expanded
     assert linked_names(link_card_names(card_html(shown.format("\t")), [(file, 2, links)])) == []  # not these lines
     assert "<a" not in link_card_names(card_html(shown.format("\t")), [None])  # a file without a page
+
+
+def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has_them(tmp_path, monkeypatch):
+    files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode()}
+    said = []
+    first = cross_references(files, tmp_path, said.append)
+    assert cross_references(files, tmp_path, said.append) is first  # a rebuild of the process takes them as kept
+    monkeypatch.setenv("CI", "true")
+    assert cross_references(files, tmp_path, said.append) == first
+    assert said == ["cross-referencing 3 files with jedi (once per pinned commit; about 10 s)"] * 2

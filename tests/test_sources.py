@@ -238,6 +238,18 @@ def test_an_archive_changed_on_disk_is_refused_and_its_folder_named(sdist):
     assert raised.value.hint == f"delete the folder {sdist.folder} and build again to download it afresh"
 
 
+def test_an_archive_changed_on_disk_after_a_build_is_refused_by_the_next_build_of_the_process(sdist):
+    ref = FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")
+    sdist.fetch(ref)  # the first build (serve builds again in one process) unpacks the archive
+    tampered = make_sdist(None, {"pkg/mod.py": b"tampered\n"})
+    sdist.archive.write_bytes(tampered)
+    again = SdistProvider(sdist.baseline, sdist.folder.parent)  # the next build's
+    with pytest.raises(SourceError) as raised:
+        again.fetch(ref)
+    assert str(raised.value) == (f"the release archive {again.archive} changed on disk: its SHA-256 is "
+                                 f"{hashlib.sha256(tampered).hexdigest()}, mkdocs.yml pins {sdist.baseline.sdist_sha256}")
+
+
 def test_a_directory_in_the_archive_is_named(sdist):
     with pytest.raises(SourceError) as raised:
         sdist.fetch(FileRef("fixture/upstream", "a" * 40, "pkg"))

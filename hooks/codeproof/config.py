@@ -9,6 +9,7 @@ A setting that is not in the schema is a mistake (a misspelt `timout:` would lea
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import os
 import re
@@ -290,8 +291,20 @@ def _key_lines(config_file: Path) -> tuple[dict[tuple, int], list[tuple[tuple, i
     """Key path (keys and list indexes) -> line in the file, from its YAML nodes (no tag is constructed); and
     the keys given twice in one mapping, with both lines (YAML loaders keep the second without a word)."""
     try:
-        root = yaml.compose(config_file.read_bytes().decode("utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        text = config_file.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}, []
+    lines, repeated = _text_key_lines(text)
+    return dict(lines), list(repeated)
+
+
+@functools.lru_cache(maxsize=8)
+def _text_key_lines(text: str) -> tuple[dict[tuple, int], list[tuple[tuple, int, int]]]:
+    """_key_lines of a file's text: composed once per text (PyYAML, in Python, takes milliseconds), so a process
+    that builds again (serve) reads the file every time but composes it only when it changed."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
         return {}, []
     lines: dict[tuple, int] = {}
     repeated: list[tuple[tuple, int, int]] = []

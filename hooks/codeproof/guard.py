@@ -65,6 +65,7 @@ LOADED_ATTRIBUTES = {"src", "srcset", "poster", "data", "background"}  # fetched
 SHOWN_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "label", "data-label")
 BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
 URL_NOISE = re.compile(r"[\x00-\x20]")  # browsers drop tabs and newlines anywhere, controls around
+NOT_WORDS_RE = re.compile(r"[\W_]+")  # between the words of a label
 
 
 @dataclass
@@ -84,10 +85,11 @@ def _read(html: str, seal: str) -> _Reading:
     pending = [(LexborHTMLParser(html).root, False, False, None)]
     while pending:
         node, sealed, example, code = pending.pop()
-        if node.tag == "-text":
+        tag = node.tag
+        if tag == "-text":
             _text(reading, node.text_content, sealed, example, code)
             continue
-        if node.tag.startswith("-"):  # a comment or a doctype, which nobody sees
+        if tag.startswith("-"):  # a comment or a doctype, which nobody sees
             continue
         sealed, example, code = _open(reading, node, seal, sealed, example, code)
         if sealed:  # what the engine rendered holds verified text only: nothing in it to check
@@ -102,7 +104,7 @@ def _read(html: str, seal: str) -> _Reading:
 
 def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code: int | None):
     tag, attrs = node.tag, {name: value or "" for name, value in node.attributes.items()}
-    classes = set((attrs.get("class") or "").split())
+    classes = set(attrs["class"].split()) if "class" in attrs else set()
     own = {c for c in classes if c.startswith(SEALED_PREFIX)}
     if own and not sealed:
         if attrs.get(SEAL_ATTRIBUTE) == seal:
@@ -120,15 +122,16 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         reading.refused.append((f"the class {foreign[0]!r}: Markdown does not write it, and the theme or the site "
                                 "could use it to hide, draw or imitate a part of the page", foreign[0]))
     for name, value in attrs.items():
-        url = URL_NOISE.sub("", value).lower()
+        url = URL_NOISE.sub("", value).lower() if name in URL_ATTRIBUTES else ""  # (LOADED_ATTRIBUTES are among them)
         if (name not in ALLOWED_ATTRIBUTES
                 or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
                 or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
                 or name in LOADED_ATTRIBUTES and re.search(r"(^|[\s,])(//|[a-z][a-z0-9+.-]*:)", url)):
             reading.refused.append((f"a {name}={value[:40]!r} attribute on <{tag}>: it would change what the "
                                     "page shows", f"{name}="))
-    for name in (name for name in SHOWN_ATTRIBUTES if attrs.get(name)):
-        _shown_attribute(reading, tag, name, attrs[name], sealed)
+    for name in SHOWN_ATTRIBUTES:
+        if attrs.get(name):
+            _shown_attribute(reading, tag, name, attrs[name], sealed)
     # The theme hides these: the permalink of a heading (its text is ¶) and the line anchors in code.
     if "headerlink" in classes or tag == "a" and "id" in attrs and code is not None:
         text = node.text(deep=True).strip()
@@ -140,7 +143,7 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     # (Bracketed, it is a marker, reported as such; in code, it is code.)
     boxed = "admonition-title" in classes or tag == "summary"
     text = skeleton(node.text(deep=True)) if code is None and (boxed or tag in LABELS) else ""
-    words = re.sub(r"[\W_]+", " ", text).strip().upper()
+    words = NOT_WORDS_RE.sub(" ", text).strip().upper() if text else ""
     if words and not ANY_MARKER_RE.search(text) and (
             boxed and any(kind in words for kind in KINDS) or tag in LABELS and words in KINDS):
         reading.refused.append((f"a <{tag}> reading {words[:40]!r}: a card's label outside a card would pass for "

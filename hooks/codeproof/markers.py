@@ -38,25 +38,41 @@ ASCII_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 BLANKS = dict.fromkeys(map(ord, "\u115f\u1160\u3164\uffa0\u2800"), " ")
 
 
+class _Table(dict):
+    """A str.translate table filled as characters are met (pages repeat them): `meaning(ch)` gives what a
+    character becomes, or None to drop it."""
+
+    def __init__(self, meaning, start: dict[int, str] | None = None):
+        super().__init__(start or {})
+        self.meaning = meaning
+
+    def __missing__(self, code: int) -> str | None:
+        self[code] = self.meaning(chr(code))
+        return self[code]
+
+
+# Format and control characters and combining marks are dropped (tab and newline are kept); fillers are blank.
+SHOWN = _Table(lambda ch: None if unicodedata.category(ch)[0] in "CM" and ch not in "\t\n" else ch, BLANKS)
+
+
 def visible(text: str) -> str:
     """What a reader sees of the text: compatibility forms folded (NFKD: full-width, ligatures), accents and
     invisible characters dropped (format and control characters, combining marks, fillers)."""
     if text.isascii():  # the common case, and NFKC leaves ASCII alone: drop control characters only
         return ASCII_CONTROLS.sub("", text)
     # Decomposed first, so that accents on letters (Ṭ, Ȯ) are marks too, and dropped with the invisible ones.
-    text = unicodedata.normalize("NFKD", text).translate(BLANKS)
-    text = "".join(ch for ch in text if unicodedata.category(ch)[0] not in "CM" or ch in "\t\n")
-    return unicodedata.normalize("NFC", text)
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFKD", text).translate(SHOWN))
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def skeleton(text: str) -> str:
     """The visible text in ASCII where it looks like ASCII: look-alike letters (Cyrillic Е, Greek Ο...)
-    mapped to the Latin ones they are confusable with (Unicode's confusables data)."""
+    mapped to the Latin ones they are confusable with (Unicode's confusables data). Kept per text: the guard
+    and the parser ask it for every text of every page, and a page's texts come back build after build."""
     text = visible(text)
-    return text if text.isascii() else "".join(map(_look_alike, text))
+    return text if text.isascii() else text.translate(LOOK_ALIKES)
 
 
-@functools.lru_cache(maxsize=None)
 def _look_alike(ch: str) -> str:
     """The ASCII character `ch` looks like, or `ch` (looked up once per character: pages repeat them).
     Any opening or closing bracket reads as a square one (an IME types 【】 for []); small capitals and
@@ -78,6 +94,9 @@ def _look_alike(ch: str) -> str:
     found = confusables.is_confusable(ch, greedy=True) or []
     # A homoglyph may carry a combining mark (Cherokee Ꮎ is "O̵"): its first letter is what a reader sees.
     return next((h["c"][0] for f in found for h in f["homoglyphs"] if h["c"][0].isascii() and h["c"][0].isalpha()), ch)
+
+
+LOOK_ALIKES = _Table(_look_alike)
 
 
 def marker_kind(line: str, prose_too: bool = False) -> BlockKind | None:

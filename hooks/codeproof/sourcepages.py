@@ -9,17 +9,18 @@ the addresses cards link to work without script. A name whose definition is in t
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import html
 import json
 from collections.abc import Iterable
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from html.parser import HTMLParser
 
 from markupsafe import Markup
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
+from selectolax.lexbor import LexborHTMLParser
 
 from .config import Series, in_ci
 from .filesystem import write_atomically
@@ -94,12 +95,14 @@ def _css_class(kind) -> str:
     return STANDARD_TYPES[kind]
 
 
-def top_level_symbols(text: str) -> list[tuple[str, int, int]]:
-    """(name, first line, last line) of each function, class and assignment at the top of a module."""
+@functools.lru_cache(maxsize=256)
+def top_level_symbols(text: str) -> tuple[tuple[str, int, int], ...]:
+    """(name, first line, last line) of each function, class and assignment at the top of a module (parsed
+    once per process: the package's files stay the same from build to build)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        return ()
     found = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -109,7 +112,7 @@ def top_level_symbols(text: str) -> list[tuple[str, int, int]]:
             for target in targets:
                 if isinstance(target, ast.Name):
                     found.append((target.id, node.lineno, node.end_lineno))
-    return found
+    return tuple(found)
 
 
 def used_definitions(index: XrefIndex, ranges: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
@@ -133,6 +136,14 @@ class SourceSite:
 
     files: dict[str, bytes]
     index: XrefIndex
+    _used: dict = field(default_factory=dict, compare=False, repr=False)  # quotes -> used_definitions of them
+
+    def used_definitions(self, quoted: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
+        """used_definitions of the build's quotes, worked out once for all the source pages of the build."""
+        key = tuple(quoted)
+        if key not in self._used:
+            self._used[key] = used_definitions(self.index, quoted)
+        return self._used[key]
 
 
 def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost], log) -> SourceSite:
@@ -159,44 +170,19 @@ def link_post_cards(html: str, quoted: list[tuple[FileRef, Excerpt]], site: Sour
     return link_card_names(html, cards)
 
 
-class _Sections(HTMLParser):
-    """The section (h2 or h3: its id and text) each REAL SOURCE card of a rendered post stands in."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.current = ("", "")
-        self.cards: list[tuple[str, str]] = []
-        self._heading: tuple[str, list[str]] | None = None  # the open heading's id and text
-        self._permalink = False  # inside the heading's ¶ link, whose text is no part of the title
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        classes = (attrs.get("class") or "").split()
-        if tag in ("h2", "h3") and attrs.get("id"):
-            self._heading = (attrs["id"], [])
-        elif tag == "a" and self._heading is not None and "headerlink" in classes:
-            self._permalink = True
-        elif tag == "div" and "proof-card--source" in classes:
-            self.cards.append(self.current)
-
-    def handle_endtag(self, tag):
-        if tag == "a":
-            self._permalink = False
-        elif tag in ("h2", "h3") and self._heading is not None:
-            self.current = (self._heading[0], "".join(self._heading[1]).strip())
-            self._heading = None
-
-    def handle_data(self, data):
-        if self._heading is not None and not self._permalink:
-            self._heading[1].append(data)
-
-
 def card_sections(html: str) -> list[tuple[str, str]]:
-    """(heading id, heading text) of the section of each REAL SOURCE card in a rendered post, in order."""
-    parser = _Sections()
-    parser.feed(html)
-    parser.close()
-    return parser.cards
+    """(heading id, heading text) of the section (h2 or h3) of each REAL SOURCE card in a rendered post, in
+    order. Read by Lexbor, as the guard reads the page; a heading's permalink (¶) is no part of its title."""
+    page = LexborHTMLParser(html)
+    for permalink in page.css("h2 a.headerlink, h3 a.headerlink"):
+        permalink.decompose()
+    current, cards = ("", ""), []
+    for node in page.css("h2, h3, div.proof-card--source"):  # in document order
+        if node.tag == "div":
+            cards.append(current)
+        elif node.attributes.get("id"):
+            current = (node.attributes["id"], node.text(deep=True).strip())
+    return cards
 
 
 def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline, link, page_link,
@@ -207,7 +193,7 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
     text = site.files[path].decode("utf-8", "replace")
     ranges = [q for q in quoted if q.path == path]
     notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, page_link(q.url)) for q in ranges]
-    for (where, line), users in used_definitions(site.index, quoted).items():
+    for (where, line), users in site.used_definitions(quoted).items():
         if where == path:
             notes += [Note(line, f"被引用于 {q.post} · {q.section}" if q.section else f"被引用于 {q.post}", page_link(q.url))
                       for q in users if not (q.path == path and q.first <= line <= q.last)]
@@ -222,16 +208,28 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
 
 def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Markup:
     references = index.references.get(path, [])
-    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), [astuple(r) for r in references],
+    # The index by its key (the files it was made from), not its 3,000 references again for each page.
+    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), index.key,
                {target: link(target, None) for target in sorted({r.path for r in references})},  # where links lead
-               [astuple(q) for q in ranges], [astuple(n) for n in notes]]
+               [_fields(q) for q in ranges], [_fields(n) for n in notes]]
     key = hashlib.sha256(json.dumps(made_of, ensure_ascii=False).encode("utf-8")).hexdigest()
     kept = cache_dir / "sourcepages" / f"{key}.html"
+    if not in_ci() and (cache_dir, key) in _CODES:
+        return _CODES[cache_dir, key]
     if kept.is_file() and not in_ci():
-        return Markup(kept.read_text(encoding="utf-8"))
-    code = code_html(path, text, index, ranges, notes, link)
+        _CODES[cache_dir, key] = Markup(kept.read_text(encoding="utf-8"))
+        return _CODES[cache_dir, key]
+    code = _CODES[cache_dir, key] = code_html(path, text, index, ranges, notes, link)
     write_atomically(kept, str(code).encode("utf-8"))
     return code
+
+
+_CODES: dict[tuple[Path, str], Markup] = {}  # what the cache folder keeps, kept in the process too (serve builds again)
+
+
+def _fields(value) -> tuple:
+    """A flat dataclass's fields, as astuple gives them without its deep copy."""
+    return tuple(value.__dict__.values())
 
 
 def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> dict:

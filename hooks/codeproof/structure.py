@@ -237,6 +237,7 @@ class Definition:
 class XrefIndex:
     references: dict[str, list[Reference]]  # by the file that uses the name
     definitions: dict[str, list[Definition]]  # by the file that defines it
+    key: str  # names what it is made of, the files' paths and blob SHA-1s (see xref.cross_references)
 
 
 @dataclass(frozen=True)

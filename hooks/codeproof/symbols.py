@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import re
 from dataclasses import dataclass
 
@@ -70,6 +71,7 @@ class SymbolIndex:
 
     def __init__(self, source: str):
         self.tree = ast.parse(source)
+        self._dumps: dict[int, str] = {}
 
     def spans(self, spec: SymbolSpec) -> list[Span]:
         found = self._calls(spec.call) if spec.call else self._named(spec.text.split("."))
@@ -88,17 +90,25 @@ class SymbolIndex:
         return sorted({_span(n) for n in nodes}, key=lambda s: s.first)
 
     def _calls(self, call: ast.Call) -> list[Span]:
-        leading = _until_ellipsis(call.args)
-        spans = []
+        leading = [ast.dump(arg) for arg in _until_ellipsis(call.args)]
+        return [_span(stmt) for stmt in self._module_calls.get(ast.dump(call.func), [])
+                if [self._dumped(arg) for arg in stmt.value.args[:len(leading)]] == leading]
+
+    @functools.cached_property
+    def _module_calls(self) -> dict[str, list[ast.Expr]]:
+        """The call statements at module level by their callee, dumped: once per file, not once per statement
+        and quote (a file holds hundreds of `defvjp(...)`)."""
+        calls: dict[str, list[ast.Expr]] = {}
         for stmt in self.tree.body:
-            value = stmt.value if isinstance(stmt, ast.Expr) else None
-            if not isinstance(value, ast.Call) or ast.dump(value.func) != ast.dump(call.func):
-                continue
-            if len(value.args) >= len(leading) and all(
-                ast.dump(a) == ast.dump(b) for a, b in zip(value.args, leading)
-            ):
-                spans.append(_span(stmt))
-        return spans
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                calls.setdefault(self._dumped(stmt.value.func), []).append(stmt)
+        return calls
+
+    def _dumped(self, node: ast.AST) -> str:
+        """ast.dump of a node of this file, once (the quotes of a file compare the same calls' arguments)."""
+        if id(node) not in self._dumps:  # the tree keeps its nodes, so an id names one node
+            self._dumps[id(node)] = ast.dump(node)
+        return self._dumps[id(node)]
 
     def _suggestion(self, spec: SymbolSpec) -> str:
         close = difflib.get_close_matches(spec.text, sorted(_qualified_names(self.tree.body)), n=3)

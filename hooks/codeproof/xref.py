@@ -26,25 +26,31 @@ from .structure import Definition, Reference, XrefIndex
 
 LINKED_TYPES = ("function", "class", "module")
 TIP_CHARS = 160  # of a signature and docstring line, shown in a tooltip
+# (cache folder, key) -> index: read or computed once per process (serve builds again), as the folder keeps it
+_INDEXES: dict[tuple[Path, str], XrefIndex] = {}
 
 
 def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda message: None) -> XrefIndex:
     """The index of `files` (path -> bytes, Python files among them), from the cache when it holds it."""
     sources = {path: data for path, data in files.items() if path.endswith(".py")}
     key = hashlib.sha256("".join(f"{p}\0{git_blob_sha1(d)}\n" for p, d in sorted(sources.items())).encode()).hexdigest()
+    kept = (cache_dir, key)
+    if kept in _INDEXES and not in_ci():
+        return _INDEXES[kept]
     cached = cache_dir / "xref" / f"{key}.json"
     if cached.is_file() and not in_ci():
         try:
-            return _from_json(json.loads(cached.read_text(encoding="utf-8")))
+            _INDEXES[kept] = _from_json(json.loads(cached.read_text(encoding="utf-8")), key)
+            return _INDEXES[kept]
         except (ValueError, KeyError, TypeError):
             pass  # a damaged cache is computed again
     log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit; about 10 s)")
-    index = _compute(sources)
+    index = _INDEXES[kept] = _compute(sources, key)
     write_atomically(cached, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
     return index
 
 
-def _compute(sources: dict[str, bytes]) -> XrefIndex:
+def _compute(sources: dict[str, bytes], key: str) -> XrefIndex:
     references: dict[str, list[Reference]] = {path: [] for path in sources}
     definitions: dict[str, list[Definition]] = {path: [] for path in sources}
     with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
@@ -74,7 +80,7 @@ def _compute(sources: dict[str, bytes]) -> XrefIndex:
                 references[path].append(Reference(
                     name.line, name.column, len(name.name), Path(target.module_path).resolve().relative_to(root).as_posix(),
                     target.line, _tip(target, tips)))
-    return XrefIndex(references, definitions)
+    return XrefIndex(references, definitions, key)
 
 
 def _worth_a_link(name) -> bool:
@@ -113,6 +119,6 @@ def _to_json(index: XrefIndex) -> dict:
             "definitions": {p: [list(d.__dict__.values()) for d in defs] for p, defs in index.definitions.items()}}
 
 
-def _from_json(data: dict) -> XrefIndex:
+def _from_json(data: dict, key: str) -> XrefIndex:
     return XrefIndex({p: [Reference(*r) for r in refs] for p, refs in data["references"].items()},
-                     {p: [Definition(*d) for d in defs] for p, defs in data["definitions"].items()})
+                     {p: [Definition(*d) for d in defs] for p, defs in data["definitions"].items()}, key)
