@@ -256,4 +256,4 @@ def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has
     assert cross_references(files, tmp_path, said.append) is first  # a rebuild of the process takes them as kept
     monkeypatch.setenv("CI", "true")
     assert cross_references(files, tmp_path, said.append) == first
-    assert said == ["cross-referencing 3 files with jedi (once per pinned commit; about 10 s)"] * 2
+    assert said == ["cross-referencing 3 files with jedi (once per pinned commit; some seconds)"] * 2

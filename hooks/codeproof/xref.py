@@ -25,6 +25,7 @@ from .sources import git_blob_sha1
 from .structure import Definition, Reference, XrefIndex
 
 LINKED_TYPES = ("function", "class", "module")
+INDEXING = 2  # of _compute: a change of what it finds changes this, so no index is taken from an older cache
 TIP_CHARS = 160  # of a signature and docstring line, shown in a tooltip
 # (cache folder, key) -> index: read or computed once per process (serve builds again), as the folder keeps it
 _INDEXES: dict[tuple[Path, str], XrefIndex] = {}
@@ -33,7 +34,8 @@ _INDEXES: dict[tuple[Path, str], XrefIndex] = {}
 def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda message: None) -> XrefIndex:
     """The index of `files` (path -> bytes, Python files among them), from the cache when it holds it."""
     sources = {path: data for path, data in files.items() if path.endswith(".py")}
-    key = hashlib.sha256("".join(f"{p}\0{git_blob_sha1(d)}\n" for p, d in sorted(sources.items())).encode()).hexdigest()
+    key = hashlib.sha256(f"{INDEXING}\n{jedi.__version__}\n".encode() + "".join(
+        f"{p}\0{git_blob_sha1(d)}\n" for p, d in sorted(sources.items())).encode()).hexdigest()
     kept = (cache_dir, key)
     if kept in _INDEXES and not in_ci():
         return _INDEXES[kept]
@@ -44,7 +46,7 @@ def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda messag
             return _INDEXES[kept]
         except (ValueError, KeyError, TypeError):
             pass  # a damaged cache is computed again
-    log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit; about 10 s)")
+    log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit; some seconds)")
     index = _INDEXES[kept] = _compute(sources, key)
     write_atomically(cached, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
     return index
