@@ -209,8 +209,8 @@ def on_page_content(html, page, config, files):
                 build.quoted.append(QuotedRange(ref.path, excerpt.first, excerpt.last, entry.name,
                                                 entry.url + (f"#{anchor}" if anchor else ""), title))
     if build.sources is not None:  # after the guard: the links are the engine's, from the index
-        html = sourcepages.link_post_cards(html, proved.quoted, build.sources, build.engine.series.baseline,
-                                           lambda path, line: _source_line(path, line, page))
+        html = sourcepages.link_post_cards(html, seal, proved.quoted, build.sources, build.engine.series.baseline,
+                                           page.url, lambda path, line: _source_line(path, line, page))
     return guard.unseal(html, seal)
 
 

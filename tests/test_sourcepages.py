@@ -228,9 +228,12 @@ def test_without_source_pages_cards_link_to_github_and_nothing_is_generated(tmp_
     assert card.css_first("a.proof-card__github") is None
 
 
+OPENING = '<div class="proof-card proof-card--source">'
+
+
 def card_html(code: str) -> str:
     """A REAL SOURCE card as pymdownx.highlight renders one: name tokens in <span class="n">."""
-    return ('<div class="proof-card proof-card--source"><div class="proof-card__head"><code>primitive</code></div>'
+    return (OPENING + '<div class="proof-card__head"><code>primitive</code></div>'
             f'<div class="highlight"><pre><span></span><code>{code}</code></pre></div></div>')
 
 
@@ -243,10 +246,12 @@ def test_a_card_line_that_is_not_its_file_line_less_indentation_links_nothing():
     links = NameLinks(index, lambda path, line: f"{path}#L{line}")
     file = 'x = 1\n\tprimitive(x)\n'
     shown = '<span id="__span-0-1"><span class="n">x</span> = 1\n</span><span id="__span-0-2">{}<span class="n">primitive</span>(x)\n</span>'
-    assert linked_names(link_card_names(card_html(shown.format("\t")), [(file, 1, links)])) == ["primitive"]
-    assert linked_names(link_card_names(card_html(shown.format("    ")), [(file, 1, links)])) == []  # a tab expanded
-    assert linked_names(link_card_names(card_html(shown.format("\t")), [(file, 2, links)])) == []  # not these lines
-    assert "<a" not in link_card_names(card_html(shown.format("\t")), [None])  # a file without a page
+    assert linked_names(link_card_names(card_html(shown.format("\t")), OPENING, [(file, 1, links)])) == ["primitive"]
+    assert linked_names(link_card_names(card_html(shown.format("    ")), OPENING, [(file, 1, links)])) == []  # a tab expanded
+    assert linked_names(link_card_names(card_html(shown.format("\t")), OPENING, [(file, 2, links)])) == []  # not these lines
+    assert "<a" not in link_card_names(card_html(shown.format("\t")), OPENING, [None])  # a file without a page
+    unsealed = OPENING.replace(">", ' data-codeproof="another build">')
+    assert "<a" not in link_card_names(card_html(shown.format("\t")), unsealed, [(file, 1, links)])  # not the engine's card
 
 
 def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has_them(tmp_path, monkeypatch):

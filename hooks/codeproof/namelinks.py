@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from html.parser import HTMLParser
 
 from pygments.token import STANDARD_TYPES, Name
@@ -27,9 +27,12 @@ Href = Callable[[str, int], str]  # (file, line) of a definition -> its address 
 class NameLinks:
     """The references of one file, by where they start."""
 
-    def __init__(self, references: Sequence[Reference], href: Href):
+    def __init__(self, references: Sequence[Reference], href: Href, key: Hashable = None):
+        """`key`, if given, names all the links are made of (the index, the file, the page they are addressed
+        from): a card linked once with links of that key is linked alike for the rest of the process."""
         self._at = {(r.line, r.column): r for r in references}
         self._href = href
+        self.key = key
 
     def __bool__(self) -> bool:
         return bool(self._at)
@@ -45,84 +48,94 @@ class NameLinks:
         return f'{lead}<a class="series-xref" href="{href}" data-tip="{tip}">{html.escape(text[len(lead):])}</a>'
 
 
-def link_card_names(page: str, cards: Sequence[tuple[str, int, NameLinks] | None]) -> str:
-    """The rendered post with the names in its REAL SOURCE cards' code linked. `cards` gives, for each such
-    card in the page's order, the text of the file it quotes, the file line its code starts at and the
-    file's links (None: a card whose file has no page, left as it is)."""
-    if not any(cards):
-        return page
+def link_card_names(page: str, opening: str, cards: Sequence[tuple[str, int, NameLinks] | None]) -> str:
+    """The rendered post with the names in its REAL SOURCE cards' code linked. Each card starts with the text
+    `opening` (the engine's own, sealed); `cards` gives, for each in the page's order, the text of the file
+    it quotes, the file line its code starts at and the file's links (None: a card left as it is)."""
+    pieces, at = [], 0
+    for card in cards:
+        start = page.find(opening, at)
+        code = page.find("<pre", start) if start >= 0 else -1
+        end = page.find("</pre>", code) if code >= 0 else -1
+        if end < 0:
+            break
+        pieces += [page[at:code], _kept(page[code:end], *card) if card and card[2] else page[code:end]]
+        at = end
+    return "".join(pieces) + page[at:]
+
+
+_KEPT: dict[tuple, str] = {}  # (code, file text, first line, links' key) -> the code linked: serve builds again
+KEPT_CARDS = 1024
+
+
+def _kept(pre: str, text: str, first: int, links: NameLinks) -> str:
+    if links.key is None:
+        return _linked(pre, text, first, links)
+    key = (pre, text, first, links.key)
+    if key not in _KEPT:
+        if len(_KEPT) >= KEPT_CARDS:
+            _KEPT.clear()
+        _KEPT[key] = _linked(pre, text, first, links)
+    return _KEPT[key]
+
+
+def _linked(pre: str, text: str, first: int, links: NameLinks) -> str:
+    """A card's <pre> element (less its end tag), its names linked: a line only where it is its file line
+    less leading whitespace, a name only where its text is all that is replaced."""
     reader = _CardCode()
-    reader.feed(page)
+    reader.feed(pre)
     reader.close()
-    edits = []  # (start, end, html): a token's text and what replaces it, by offsets in `page`
-    starts = _line_starts(page)
-    for lines, card in zip(reader.cards, cards):
-        if card is None or not card[2]:
-            continue
-        text, first, links = card
-        file_lines = text.split("\n")
-        for offset, (shown, tokens) in enumerate(lines):
-            line = first + offset
-            if line > len(file_lines):
-                break
-            whole = file_lines[line - 1]
-            margin = len(whole) - len(shown)
-            if margin < 0 or whole[margin:] != shown or whole[:margin].strip():
-                continue  # not this file line as quoted: link nothing on it
-            for column, token, (start, end) in tokens:
-                linked = links.link(token, line, column + margin)
-                begin, stop = starts[start[0] - 1] + start[1], starts[end[0] - 1] + end[1]
-                if linked is not None and page[begin:stop] == token:  # a name is its own text: nothing else is replaced
-                    edits.append((begin, stop, linked))
-    for start, end, replacement in sorted(edits, reverse=True):
-        page = page[:start] + replacement + page[end:]
-    return page
-
-
-def _line_starts(text: str) -> list[int]:
-    """The offset of each line's start, for HTMLParser's (line, column) positions (it counts only \\n)."""
-    return [0] + [match.end() for match in re.finditer("\n", text)]
+    starts = [0] + [match.end() for match in re.finditer("\n", pre)]  # HTMLParser counts lines by \n alone
+    file_lines = text.split("\n")
+    edits = []  # (start, end, html): a token's text and what replaces it, by offsets in `pre`
+    for line, (shown, tokens) in enumerate(reader.lines, first):
+        if line > len(file_lines):
+            break
+        whole = file_lines[line - 1]
+        margin = len(whole) - len(shown)
+        if margin < 0 or whole[margin:] != shown or whole[:margin].strip():
+            continue  # not this file line as quoted: link nothing on it
+        for column, token, (start, end) in tokens:
+            linked = links.link(token, line, column + margin)
+            begin, stop = starts[start[0] - 1] + start[1], starts[end[0] - 1] + end[1]
+            if linked is not None and pre[begin:stop] == token:
+                edits.append((begin, stop, linked))
+    for begin, stop, replacement in sorted(edits, reverse=True):
+        pre = pre[:begin] + replacement + pre[stop:]
+    return pre
 
 
 class _CardCode(HTMLParser):
-    """The code of each REAL SOURCE card of a rendered post, line by line: each line's text and its name
-    tokens (column in the line, text, and the positions where the token's text starts and ends)."""
+    """The code of a card's <pre><code>, line by line: each line's text and its name tokens (column in the
+    line, text, and the positions where the token's text starts and ends)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.cards: list[list[tuple[str, list]]] = []
-        self._divs = 0  # divs open inside the current card (0: outside any card)
-        self._code = 0  # 1 inside a card's <pre>, 2 inside its <pre><code>
+        self.lines: list[tuple[str, list]] = []
+        self._in_code = False
         self._line: list[str] = []  # the current line's text so far
         self._tokens: list = []  # the current line's name tokens
         self._name: tuple[int, tuple[int, int], list[str]] | None = None  # the open name token
 
     def handle_starttag(self, tag, attrs):
-        if tag == "div" and self._divs:
-            self._divs += 1
-        elif tag == "div" and "proof-card--source" in (dict(attrs).get("class") or "").split():
-            self._divs = 1
-            self.cards.append([])
-        elif self._divs and (self._code, tag) in ((0, "pre"), (1, "code")):
-            self._code += 1
-        elif self._code == 2 and tag == "span" and dict(attrs).get("class") in NAME_CLASSES:
+        if tag == "code":
+            self._in_code = True
+        elif self._in_code and tag == "span" and dict(attrs).get("class") in NAME_CLASSES:
             line, column = self.getpos()
             self._name = (sum(map(len, self._line)), (line, column + len(self.get_starttag_text())), [])
 
     def handle_endtag(self, tag):
-        if tag == "div" and self._divs:
-            self._divs -= 1
-        elif self._code == 2 and tag == "span" and self._name is not None:
+        if self._name is not None and tag == "span":
             column, start, text = self._name
             self._tokens.append((column, "".join(text), (start, self.getpos())))
             self._name = None
-        elif (self._code, tag) in ((1, "pre"), (2, "code")):
-            if self._code == 2 and ("".join(self._line) or self._tokens):
+        elif tag == "code" and self._in_code:
+            if "".join(self._line) or self._tokens:
                 self._end_line()
-            self._code -= 1
+            self._in_code = False
 
     def handle_data(self, data):
-        if self._code != 2:
+        if not self._in_code:
             return
         for n, piece in enumerate(data.split("\n")):
             if n:
@@ -132,5 +145,5 @@ class _CardCode(HTMLParser):
                 self._name[2].append(piece)
 
     def _end_line(self):
-        self.cards[-1].append(("".join(self._line), self._tokens))
+        self.lines.append(("".join(self._line), self._tokens))
         self._line, self._tokens = [], []

@@ -25,6 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 from .config import Series, in_ci
 from .filesystem import write_atomically
 from .namelinks import NAME_CLASSES, NameLinks, link_card_names
+from .render import SEAL_ATTRIBUTE
 from .resources import SOURCE_ROOT, source_raw_src
 from .sources import SourceStore
 from .structure import BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
@@ -159,15 +160,16 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     return SourceSite(files, cross_references(files, series.cache_dir, log))
 
 
-def link_post_cards(html: str, quoted: list[tuple[FileRef, Excerpt]], site: SourceSite, baseline, link) -> str:
-    """A rendered post with the names in its REAL SOURCE cards linked to their definitions, where the card
-    quotes a published file. `quoted` is the page's verified cards in order; `link(path, line)` addresses a
-    line of a source page from the post."""
+def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]], site: SourceSite, baseline,
+                    page_url: str, link) -> str:
+    """A rendered post, still sealed, with the names in its REAL SOURCE cards linked to their definitions,
+    where the card quotes a published file. `quoted` is the page's verified cards in order; `link(path, line)`
+    addresses a line of a source page from the post, at `page_url`."""
     cards = [(site.files[ref.path].decode("utf-8", "replace"), excerpt.first,
-              NameLinks(site.index.references.get(ref.path, []), link))
+              NameLinks(site.index.references.get(ref.path, []), link, key=(site.index.key, ref.path, page_url)))
              if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) and ref.path in site.files else None
              for ref, excerpt in quoted]
-    return link_card_names(html, cards)
+    return link_card_names(html, f'<div class="proof-card proof-card--source" {SEAL_ATTRIBUTE}="{seal}"', cards)
 
 
 def card_sections(html: str) -> list[tuple[str, str]]:
