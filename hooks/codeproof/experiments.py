@@ -308,7 +308,7 @@ class ExperimentRunner:
         # A run against another package tree is no evidence for the build: it neither reads nor fills the cache.
         self.use_cache = use_cache and python_path is None and os.environ.get(NO_CACHE_ENV, "") in ("", "0") \
             and not in_ci()
-        self.sandbox = sandbox or ("bwrap" if bwrap_works() else "subreaper")
+        self._sandbox = sandbox
         self.key_file = key_file or default_key_file()
         self.python_path = python_path
         self.versions = toolchain_versions()
@@ -322,6 +322,14 @@ class ExperimentRunner:
         self._by_path: tuple[dict[str, bytes], dict[str, Problem]] = ({}, {})  # the same, by path
         self._running: set[subprocess.Popen] = set()  # supervisors under way, for cancel()
         self._key: bytes | None = None
+
+    @property
+    def sandbox(self) -> str:
+        """What runs the scripts, probed when a script is first run: a build whose runs all come from the
+        cache starts no probe."""
+        if self._sandbox is None:
+            self._sandbox = "bwrap" if bwrap_works() else "subreaper"
+        return self._sandbox
 
     def start(self, script: str) -> None:
         """Begin running `script` (a path relative to the root) unless it is already under way."""

@@ -8,8 +8,6 @@ the addresses cards link to work without script. A name whose definition is in t
 
 from __future__ import annotations
 
-import ast
-import functools
 import hashlib
 import html
 import json
@@ -94,26 +92,6 @@ def _css_class(kind) -> str:
     while kind not in STANDARD_TYPES:
         kind = kind.parent
     return STANDARD_TYPES[kind]
-
-
-@functools.lru_cache(maxsize=256)
-def top_level_symbols(text: str) -> tuple[tuple[str, int, int], ...]:
-    """(name, first line, last line) of each function, class and assignment at the top of a module (parsed
-    once per process: the package's files stay the same from build to build)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ()
-    found = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.append((node.name, node.lineno, node.end_lineno))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    found.append((target.id, node.lineno, node.end_lineno))
-    return tuple(found)
 
 
 def used_definitions(index: XrefIndex, ranges: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
@@ -242,8 +220,8 @@ def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> d
         text = site.files[path].decode("utf-8", "replace")
         total = max(1, text.count("\n"))
         lines = {n for q in quoted if q.path == path for n in range(q.first, q.last + 1)}
-        symbols = [(name, link(path, first), any(first <= n <= last for n in lines))
-                   for name, first, last in top_level_symbols(text)]
+        symbols = [(d.name, link(path, d.first), any(d.first <= n <= d.last for n in lines))
+                   for d in site.index.definitions.get(path, [])]
         files.append({"path": path, "url": link(path, None), "lines": total, "quoted": len(lines),
                       "share": round(100 * len(lines) / total), "symbols": symbols})
     return {"files": files, "repo": baseline.repo, "commit": baseline.commit, "version": baseline.version}

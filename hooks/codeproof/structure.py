@@ -224,19 +224,17 @@ class Reference:
 
 @dataclass(frozen=True)
 class Definition:
-    """A name defined in a file (a function, a class, a module-level or class-level name)."""
+    """A function, class or name defined at the top of a module, and its lines."""
 
-    line: int
-    column: int
     name: str
-    kind: str
-    tip: str
+    first: int
+    last: int
 
 
 @dataclass(frozen=True)
 class XrefIndex:
     references: dict[str, list[Reference]]  # by the file that uses the name
-    definitions: dict[str, list[Definition]]  # by the file that defines it
+    definitions: dict[str, list[Definition]]  # the top-level ones of each file
     key: str  # names what it is made of, the files' paths and blob SHA-1s (see xref.cross_references)
 
 

@@ -12,6 +12,7 @@ trusts no cache and computes it afresh.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import tempfile
@@ -25,7 +26,7 @@ from .sources import git_blob_sha1
 from .structure import Definition, Reference, XrefIndex
 
 LINKED_TYPES = ("function", "class", "module")
-INDEXING = 2  # of _compute: a change of what it finds changes this, so no index is taken from an older cache
+INDEXING = 3  # of _compute: a change of what it finds changes this, so no index is taken from an older cache
 TIP_CHARS = 160  # of a signature and docstring line, shown in a tooltip
 # (cache folder, key) -> index: read or computed once per process (serve builds again), as the folder keeps it
 _INDEXES: dict[tuple[Path, str], XrefIndex] = {}
@@ -54,7 +55,7 @@ def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda messag
 
 def _compute(sources: dict[str, bytes], key: str) -> XrefIndex:
     references: dict[str, list[Reference]] = {path: [] for path in sources}
-    definitions: dict[str, list[Definition]] = {path: [] for path in sources}
+    definitions = {path: top_level_definitions(data.decode("utf-8", "replace")) for path, data in sources.items()}
     with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
         root = Path(tmp).resolve()
         for path, data in sources.items():
@@ -68,9 +69,6 @@ def _compute(sources: dict[str, bytes], key: str) -> XrefIndex:
             for name in script.get_names(all_scopes=True, definitions=True, references=True):
                 imported = name.get_line_code().lstrip().startswith(("from ", "import "))
                 if name.is_definition() and not imported:  # an import is followed to what it names
-                    if _worth_a_link(name):
-                        definitions[path].append(Definition(name.line, name.column, name.name, name.type,
-                                                            _tip(name, tips)))
                     continue
                 try:
                     targets = name.goto(follow_imports=True)
@@ -83,6 +81,23 @@ def _compute(sources: dict[str, bytes], key: str) -> XrefIndex:
                     name.line, name.column, len(name.name), Path(target.module_path).resolve().relative_to(root).as_posix(),
                     target.line, _tip(target, tips)))
     return XrefIndex(references, definitions, key)
+
+
+def top_level_definitions(text: str) -> list[Definition]:
+    """Each function, class and assigned name at the top of a module, with its lines: what the map lists."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append(Definition(node.name, node.lineno, node.end_lineno))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found += [Definition(target.id, node.lineno, node.end_lineno) for target in targets
+                      if isinstance(target, ast.Name)]
+    return found
 
 
 def _worth_a_link(name) -> bool:
