@@ -4,14 +4,17 @@ quote each range; and the map of the package."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof import sourcepages, xref
 from codeproof.__main__ import main as codeproof
 from codeproof.namelinks import NameLinks, link_card_names
-from codeproof.structure import Reference
+from codeproof.sourcepages import Note, SourceSite, link_post_cards
+from codeproof.structure import Excerpt, FileRef, Reference, XrefIndex
 from codeproof.xref import cross_references
 from conftest import git
 from fixture_site import make_site
@@ -262,3 +265,66 @@ def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has
     monkeypatch.setenv("CI", "true")
     assert cross_references(files, tmp_path, said.append) == first
     assert said == ["cross-referencing 3 files with jedi (once per pinned commit; some seconds)"] * 2
+
+
+# review2 (adversarial review): a file with a lone CR, a memo read under CI, damaged caches, a memo's bound.
+
+LONE_CR = "from .core import foo, bar\n# odd\rbyte\n\n\ndef f():\n    a = foo()\n    b = bar()\n"
+TWO = "def foo():\n    return 1\n\n\ndef bar():\n    return 2\n"
+TWO_NAMES = ('<span class="n">a</span> = <span class="n">foo</span>()\n'
+             '<span class="n">b</span> = <span class="n">bar</span>()\n')
+
+
+def test_a_file_with_a_lone_carriage_return_links_no_card_name_to_another_names_definition(tmp_path):
+    # parso (as Python) breaks a line at a lone CR; the card's lines are the file's split at LF alone.
+    files = {"pkg/__init__.py": b"", "pkg/core.py": TWO.encode(), "pkg/user.py": LONE_CR.encode()}
+    index = cross_references(files, tmp_path)
+    links = NameLinks(index.references["pkg/user.py"], lambda path, line: f"{path}#L{line}")
+    page = LexborHTMLParser(link_card_names(card_html(TWO_NAMES), OPENING, [(LONE_CR, 6, links)]))
+    linked = {(a.text(), a.attributes["href"]) for a in page.css("pre a.series-xref")}
+    assert linked <= {("foo", "pkg/core.py#L1"), ("bar", "pkg/core.py#L5")}  # right, or not linked at all
+
+
+def test_with_ci_a_card_is_linked_afresh_though_the_process_linked_it_before(monkeypatch):
+    text = "from .core import foo, bar\n\n\ndef f():\n    a = foo()\n    b = bar()\n"
+    baseline = SimpleNamespace(repo="o/r", commit="c" * 40)
+    quoted = [(FileRef("o/r", "c" * 40, "pkg/user.py"), Excerpt(5, 6, "    a = foo()\n    b = bar()"))]
+    page = card_html(TWO_NAMES).replace(OPENING, '<div class="proof-card proof-card--source" data-codeproof="seal">')
+
+    def linked(targets: tuple[int, int]) -> list[tuple[str, str]]:
+        # The same files (so the same key), an index made from a tampered cache or computed afresh.
+        index = XrefIndex({"pkg/user.py": [Reference(5, 8, 3, "pkg/core.py", targets[0], "t"),
+                                           Reference(6, 8, 3, "pkg/core.py", targets[1], "t")]}, {}, "same files")
+        site = SourceSite({"pkg/user.py": text.encode()}, index)
+        html = link_post_cards(page, "seal", quoted, site, baseline, "posts/p/", lambda path, line: f"{path}#L{line}")
+        return [(a.text(), a.attributes["href"]) for a in LexborHTMLParser(html).css("pre a.series-xref")]
+
+    assert linked((1, 1)) == [("foo", "pkg/core.py#L1"), ("bar", "pkg/core.py#L1")]  # a developer's build
+    monkeypatch.setenv("CI", "true")
+    assert linked((1, 5)) == [("foo", "pkg/core.py#L1"), ("bar", "pkg/core.py#L5")]  # CI's, from its fresh index
+
+
+@pytest.mark.parametrize("damage", ['{"references": [], "definitions": {}}', "[" * 100_000 + "]" * 100_000,
+                                    '{"references": {"pkg/core.py": {"abcdef": 1}}, "definitions": {}}'],
+                         ids=["a list for a mapping", "nested past the recursion limit", "a reference of strings"])
+def test_a_damaged_cross_reference_cache_is_computed_again(tmp_path, damage):
+    files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode()}
+    fresh = cross_references(files, tmp_path)
+    next((tmp_path / "xref").glob("*.json")).write_text(damage)
+    xref._INDEXES.clear()  # as a new process finds it
+    assert cross_references(files, tmp_path) == fresh
+
+
+def test_a_damaged_source_page_cache_is_made_again(tmp_path):
+    index = XrefIndex({}, {}, "k")
+    made = sourcepages._cached_code("pkg/core.py", CORE, index, [], [], lambda path, line: path, tmp_path)
+    next((tmp_path / "sourcepages").glob("*.html")).write_bytes(b"\xff not UTF-8")
+    sourcepages._CODES.clear()  # as a new process finds it
+    assert sourcepages._cached_code("pkg/core.py", CORE, index, [], [], lambda path, line: path, tmp_path) == made
+
+
+def test_the_source_pages_code_kept_in_the_process_is_bounded(tmp_path):
+    index = XrefIndex({}, {}, "k")
+    for n in range(600):  # a long serve session: each edit of a heading makes the pages' notes anew
+        sourcepages._cached_code("pkg/core.py", CORE, index, [], [Note(1, f"post {n}", "u")], lambda p, l: p, tmp_path)
+    assert len(sourcepages._CODES) <= 256
