@@ -21,6 +21,7 @@ from .structure import Reference
 # The classes Pygments' HTML formatter gives name tokens (n, nf, nc, nn, nd...): only they can be linked.
 NAME_CLASSES = frozenset(css for kind, css in STANDARD_TYPES.items() if kind in Name and css)
 
+LONE_CR = re.compile("\r(?!\n)")  # a line break to Python, not to the card: every line after it is another
 Href = Callable[[str, int], str]  # (file, line) of a definition -> its address from the page
 
 
@@ -82,6 +83,8 @@ def _kept(pre: str, text: str, first: int, links: NameLinks) -> str:
 def _linked(pre: str, text: str, first: int, links: NameLinks) -> str:
     """A card's <pre> element (less its end tag), its names linked: a line only where it is its file line
     less leading whitespace, a name only where its text is all that is replaced."""
+    if LONE_CR.search(text):  # the index's lines (parso's, as Python's) break there, the card's do not
+        return pre
     reader = _CardCode()
     reader.feed(pre)
     reader.close()

@@ -143,8 +143,10 @@ def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]],
     """A rendered post, still sealed, with the names in its REAL SOURCE cards linked to their definitions,
     where the card quotes a published file. `quoted` is the page's verified cards in order; `link(path, line)`
     addresses a line of a source page from the post, at `page_url`."""
+    # CI keeps no card from an earlier build of the process: its key names the files, not what the index holds.
     cards = [(site.files[ref.path].decode("utf-8", "replace"), excerpt.first,
-              NameLinks(site.index.references.get(ref.path, []), link, key=(site.index.key, ref.path, page_url)))
+              NameLinks(site.index.references.get(ref.path, []), link,
+                        key=None if in_ci() else (site.index.key, ref.path, page_url)))
              if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) and ref.path in site.files else None
              for ref, excerpt in quoted]
     return link_card_names(html, f'<div class="proof-card proof-card--source" {SEAL_ATTRIBUTE}="{seal}"', cards)
@@ -197,14 +199,24 @@ def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Mar
     if not in_ci() and (cache_dir, key) in _CODES:
         return _CODES[cache_dir, key]
     if kept.is_file() and not in_ci():
-        _CODES[cache_dir, key] = Markup(kept.read_text(encoding="utf-8"))
-        return _CODES[cache_dir, key]
-    code = _CODES[cache_dir, key] = code_html(path, text, index, ranges, notes, link)
+        try:
+            return _keep((cache_dir, key), Markup(kept.read_text(encoding="utf-8")))
+        except UnicodeDecodeError:
+            pass  # a damaged cache is made again
+    code = _keep((cache_dir, key), code_html(path, text, index, ranges, notes, link))
     write_atomically(kept, str(code).encode("utf-8"))
     return code
 
 
 _CODES: dict[tuple[Path, str], Markup] = {}  # what the cache folder keeps, kept in the process too (serve builds again)
+KEPT_CODES = 256  # pages' code: a serve session's every edit of a heading makes some anew
+
+
+def _keep(key: tuple[Path, str], code: Markup) -> Markup:
+    if len(_CODES) >= KEPT_CODES:
+        _CODES.clear()
+    _CODES[key] = code
+    return code
 
 
 def _fields(value) -> tuple:

@@ -45,7 +45,7 @@ def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda messag
         try:
             _INDEXES[kept] = _from_json(json.loads(cached.read_text(encoding="utf-8")), key)
             return _INDEXES[kept]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             pass  # a damaged cache is computed again
     log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit; some seconds)")
     index = _INDEXES[kept] = _compute(sources, key)
@@ -137,5 +137,16 @@ def _to_json(index: XrefIndex) -> dict:
 
 
 def _from_json(data: dict, key: str) -> XrefIndex:
-    return XrefIndex({p: [Reference(*r) for r in refs] for p, refs in data["references"].items()},
-                     {p: [Definition(*d) for d in defs] for p, defs in data["definitions"].items()}, key)
+    return XrefIndex({p: [_typed(Reference, r) for r in refs] for p, refs in data["references"].items()},
+                     {p: [_typed(Definition, d) for d in defs] for p, defs in data["definitions"].items()}, key)
+
+
+def _typed(kind, fields: list):
+    """A Reference or Definition of the fields as the cache holds them; TypeError if they are not of its fields'
+    types (a damaged cache): a string where a line goes would fail far from the cache, in a later comparison."""
+    if type(fields) is not list or list(map(type, fields)) != list(_FIELD_TYPES[kind]):
+        raise TypeError(f"not a {kind.__name__}: {fields!r}"[:200])
+    return kind(*fields)
+
+
+_FIELD_TYPES = {Reference: (int, int, int, str, int, str), Definition: (str, int, int)}
