@@ -97,7 +97,7 @@ LAYERS = [
     {"verify", "experiments", "rewrite", "guard", "overview", "scaffold", "xref"},
     {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare", "namelinks"},
     {"config", "frontmatter", "prose"},
-    {"markers"},
+    {"markers", "signing"},
     {"structure", "filesystem", "fences", "tables", "yamledit"},
 ]
 

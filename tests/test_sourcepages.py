@@ -328,3 +328,23 @@ def test_the_source_pages_code_kept_in_the_process_is_bounded(tmp_path):
     for n in range(600):  # a long serve session: each edit of a heading makes the pages' notes anew
         sourcepages._cached_code("pkg/core.py", CORE, index, [], [Note(1, f"post {n}", "u")], lambda p, l: p, tmp_path)
     assert len(sourcepages._CODES) <= 256
+
+
+def test_a_source_page_cache_edited_by_hand_is_made_again(tmp_path):
+    index = XrefIndex({}, {}, "k")
+    made = sourcepages._cached_code("pkg/core.py", CORE, index, [], [], lambda path, line: path, tmp_path)
+    kept = next((tmp_path / "sourcepages").glob("*.html"))
+    signature = kept.read_bytes().split(b"\n", 1)[0]
+    kept.write_bytes(signature + b"\n<script>alert(1)</script>")  # its signature kept, its content not
+    sourcepages._CODES.clear()  # as a new process finds it
+    assert sourcepages._cached_code("pkg/core.py", CORE, index, [], [], lambda path, line: path, tmp_path) == made
+
+
+def test_a_cross_reference_cache_edited_by_hand_is_computed_again(tmp_path):
+    files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode()}
+    fresh = cross_references(files, tmp_path)
+    kept = next((tmp_path / "xref").glob("*.json"))
+    signature, data = kept.read_bytes().split(b"\n", 1)
+    kept.write_bytes(signature + b"\n" + data.replace(b"Wraps f.", b"Deletes your files."))
+    xref._INDEXES.clear()  # as a new process finds it
+    assert cross_references(files, tmp_path) == fresh

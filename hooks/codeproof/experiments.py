@@ -52,7 +52,6 @@ import hmac
 import json
 import logging
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -70,6 +69,7 @@ from pathlib import Path
 from .config import in_ci
 from .filesystem import write_atomically
 from .resources import Resource, read_resources
+from .signing import default_key_file, machine_secret
 from .structure import Problem, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
@@ -93,12 +93,6 @@ NO_CACHE_ENV = "CODEPROOF_NO_CACHE"  # set to 1 to run every experiment again
 SANDBOXES = ("bwrap", "subreaper")
 RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
-
-
-def default_key_file() -> Path:
-    """The per-machine secret of the cache's HMAC: outside the repository, in the user's cache folder."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "codeproof" / "experiment-cache.key"
 
 
 # The supervisor, run as `python -B -c SUPERVISOR <record fd> <resource folder> <script>` in the run's
@@ -405,16 +399,7 @@ class ExperimentRunner:
         with self._read_lock:
             if self._key is None:
                 try:
-                    self.key_file.parent.mkdir(parents=True, exist_ok=True)
-                    try:
-                        fd = os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-                        with os.fdopen(fd, "wb") as handle:
-                            handle.write(secrets.token_bytes(32))
-                    except FileExistsError:
-                        pass
-                    self._key = self.key_file.read_bytes()
-                    if len(self._key) < 32:
-                        raise OSError(f"{self.key_file} holds {len(self._key)} bytes, not 32")
+                    self._key = machine_secret(self.key_file)
                 except OSError as error:
                     log.info(f"experiment cache off: cannot keep its key ({error}); "
                              f"delete the folder {self.key_file.parent} if it is damaged")

@@ -21,10 +21,10 @@ from pygments.token import STANDARD_TYPES
 from selectolax.lexbor import LexborHTMLParser
 
 from .config import Series, in_ci
-from .filesystem import write_atomically
 from .namelinks import NAME_CLASSES, NameLinks, link_card_names
 from .render import SEAL_ATTRIBUTE
 from .resources import SOURCE_ROOT, source_raw_src
+from .signing import read_signed, secret_or_none, write_signed
 from .sources import SourceStore
 from .structure import BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
 from .xref import cross_references
@@ -198,13 +198,15 @@ def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Mar
     kept = cache_dir / "sourcepages" / f"{key}.html"
     if not in_ci() and (cache_dir, key) in _CODES:
         return _CODES[cache_dir, key]
-    if kept.is_file() and not in_ci():
+    secret = secret_or_none()
+    data = None if in_ci() else read_signed(kept, secret)  # signed: HTML edited in the cache is made again
+    if data is not None:
         try:
-            return _keep((cache_dir, key), Markup(kept.read_text(encoding="utf-8")))
+            return _keep((cache_dir, key), Markup(data.decode("utf-8")))
         except UnicodeDecodeError:
             pass  # a damaged cache is made again
     code = _keep((cache_dir, key), code_html(path, text, index, ranges, notes, link))
-    write_atomically(kept, str(code).encode("utf-8"))
+    write_signed(kept, secret, str(code).encode("utf-8"))
     return code
 
 

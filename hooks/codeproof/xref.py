@@ -21,7 +21,7 @@ from pathlib import Path
 import jedi
 
 from .config import in_ci
-from .filesystem import write_atomically
+from .signing import read_signed, secret_or_none, write_signed
 from .sources import git_blob_sha1
 from .structure import Definition, Reference, XrefIndex
 
@@ -40,16 +40,17 @@ def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda messag
     kept = (cache_dir, key)
     if kept in _INDEXES and not in_ci():
         return _INDEXES[kept]
-    cached = cache_dir / "xref" / f"{key}.json"
-    if cached.is_file() and not in_ci():
+    cached, secret = cache_dir / "xref" / f"{key}.json", secret_or_none()
+    data = None if in_ci() else read_signed(cached, secret)
+    if data is not None:
         try:
-            _INDEXES[kept] = _from_json(json.loads(cached.read_text(encoding="utf-8")), key)
+            _INDEXES[kept] = _from_json(json.loads(data.decode("utf-8")), key)
             return _INDEXES[kept]
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             pass  # a damaged cache is computed again
     log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit; some seconds)")
     index = _INDEXES[kept] = _compute(sources, key)
-    write_atomically(cached, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
+    write_signed(cached, secret, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
     return index
 
 
