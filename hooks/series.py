@@ -177,7 +177,7 @@ def on_page_markdown(markdown, page, config, files):
         del page.meta[key]
     if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got
         parsed = parse_post(parsed.post, markdown, 1)
-    proved = build.engine.prove_page(parsed, lambda url: get_relative_url(url, page.url))
+    proved = build.engine.prove_page(parsed, lambda url: _href(url, page))
     build.problems += proved.problems
     build.warnings += proved.warnings
     build.outputs.update(proved.outputs)
@@ -206,8 +206,8 @@ def on_page_content(html, page, config, files):
         baseline = build.engine.series.baseline
         for (ref, excerpt), (anchor, title) in zip(proved.quoted, sourcepages.card_sections(html)):
             if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) and ref.path in build.sources.files:
-                build.quoted.append(QuotedRange(ref.path, excerpt.first, excerpt.last, entry.name,
-                                                entry.url + (f"#{anchor}" if anchor else ""), title))
+                build.quoted.append(QuotedRange(ref.path, excerpt.first, excerpt.last, entry.name, entry.url, anchor,
+                                                title))
     if build.sources is not None:  # after the guard: the links are the engine's, from the index
         html = sourcepages.link_post_cards(html, seal, proved.quoted, build.sources, build.engine.series.baseline,
                                            page.url, lambda path, line: _source_line(path, line, page))
@@ -248,14 +248,14 @@ def on_page_context(context, page, config, nav):
         baseline = build.engine.series.baseline
         path = build.source_pages.get(page.file.src_uri)
         context["source"] = (sourcepages.page_values(path, build.sources, build.quoted, baseline, line,
-                                                     lambda url: get_relative_url(url, page.url),
+                                                     lambda url: _href(url, page),
                                                      build.engine.series.cache_dir) if path else None)
         context["source_map"] = None if path else sourcepages.map_values(build.sources, build.quoted, baseline, line)
         return context
     script = build.script_pages.get(page.file.src_uri)
     if script:
-        context["script"] = {**script, "download": quote(get_relative_url(script["path"], page.url)),
-                             "posts": [(label, get_relative_url(url, page.url)) for label, url in script["posts"]],
+        context["script"] = {**script, "download": _href(script["path"], page),
+                             "posts": [(label, _href(url, page)) for label, url in script["posts"]],
                              "output": build.outputs.get(script["path"])}  # posts render before generated pages
         return context
     this = build.series.post_at(page.file.src_uri)
@@ -267,9 +267,9 @@ def on_page_context(context, page, config, nav):
         **series_bar(build.series, this),
         "minutes": this.minutes,
         "categories": [(category, build.category_index is not None
-                        and get_relative_url(build.category_index, page.url) + "#" + anchors[category])
+                        and _href(build.category_index, page) + "#" + anchors[category])
                        for category in this.categories],
-        "link": lambda url: get_relative_url(url, page.url),
+        "link": lambda url: _href(url, page),
         "baseline": baseline,
         "baseline_url": f"https://github.com/{baseline.repo}/tree/{baseline.commit}",
     }
@@ -306,9 +306,15 @@ def on_serve(server, config, builder):
     return server
 
 
+def _href(url: str, page) -> str:
+    """A site URL as a link from a page: relative and percent-encoded, since an upstream file's name may hold
+    #, ?, % or a space. (A fragment is added after.)"""
+    return quote(get_relative_url(url, page.url))
+
+
 def _source_line(path: str, number: int | None, page) -> str:
     """The address of a line of a source page (its top without a number) from a page."""
-    return get_relative_url(resources.source_page_url(path), page.url) + (f"#L{number}" if number else "")
+    return _href(resources.source_page_url(path), page) + (f"#L{number}" if number else "")
 
 
 def _series_order(pages: list, posts: list) -> None:

@@ -4,6 +4,8 @@ quote each range; and the map of the package."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from urllib.parse import quote, unquote, urljoin, urlsplit
 from types import SimpleNamespace
 
 import pytest
@@ -348,3 +350,55 @@ def test_a_cross_reference_cache_edited_by_hand_is_computed_again(tmp_path):
     kept.write_bytes(signature + b"\n" + data.replace(b"Wraps f.", b"Deletes your files."))
     xref._INDEXES.clear()  # as a new process finds it
     assert cross_references(files, tmp_path) == fresh
+
+
+ODD_NAME = "pkg/odd #1?%.py"
+ODD_POST = '''\
+---
+title: "Fixture：奇怪的文件名"
+series: 1
+date: 2026-01-01
+---
+
+## 检查
+
+[REAL SOURCE]
+File: pkg/odd #1?%.py
+Symbol: twice
+
+```python
+def twice(x):
+    return helper(x) * 2
+```
+'''
+
+
+def test_a_file_whose_name_holds_url_signs_is_reached_by_every_link_to_it(tmp_path):
+    site = make_site(tmp_path, material=True)
+    repo = site.upstream.remote / "fixture" / "upstream"
+    (repo / "pkg" / "odd #1?%.py").write_text("from .core import helper\n\n\ndef twice(x):\n    return helper(x) * 2\n")
+    (repo / "pkg" / "core.py").write_text("def helper(x):\n    return x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "an odd name")
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["extra"]["series"]["baseline"]["commit"] = git(repo, "rev-parse", "HEAD")
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    site.post.write_text(ODD_POST, encoding="utf-8")
+    assert codeproof(["lock", "--config", str(site.root / "mkdocs.yml")]) == 0
+    out, log = site.build()
+    assert out is not None, log
+
+    def reached(page: str, href: str) -> Path:
+        """The built file a link on `page` leads to, as a browser and a static server resolve it."""
+        path = unquote(urlsplit(urljoin(f"http://site/{page}", href)).path).lstrip("/")
+        return out / path / "index.html" if path.endswith("/") else out / path
+
+    card = page(out, "posts/p").css_first(".proof-card--source")
+    onsite = card.css_first("dd a").attributes["href"]
+    assert reached("posts/p/", onsite) == out / "source" / ODD_NAME / "index.html" and urlsplit(onsite).fragment == "L4-L5"
+    odd = page(out, f"source/{ODD_NAME}")
+    assert reached(f"source/{quote(ODD_NAME)}/", odd.css_first("a[download]").attributes["href"]).read_text().startswith("from")
+    assert [reached(f"source/{quote(ODD_NAME)}/", a.attributes["href"]) for a in odd.css("#L5 a.series-xref")] == \
+        [out / "source" / "pkg" / "core.py" / "index.html"]
+    assert ODD_NAME in [str(reached("source/", a.attributes["href"]).relative_to(out / "source").parent)
+                        for a in page(out, "source").css(".series-map > li > a")]

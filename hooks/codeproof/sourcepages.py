@@ -174,16 +174,19 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
     by everything it is made from (CI reads no cache)."""
     text = site.files[path].decode("utf-8", "replace")
     ranges = [q for q in quoted if q.path == path]
-    notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, page_link(q.url)) for q in ranges]
+    def section(q: QuotedRange) -> str:  # the address of the post's section that quotes q
+        return page_link(q.url) + (f"#{q.anchor}" if q.anchor else "")
+
+    notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, section(q)) for q in ranges]
     for (where, line), users in site.used_definitions(quoted).items():
         if where == path:
-            notes += [Note(line, f"被引用于 {q.post} · {q.section}" if q.section else f"被引用于 {q.post}", page_link(q.url))
+            notes += [Note(line, f"被引用于 {q.post} · {q.section}" if q.section else f"被引用于 {q.post}", section(q))
                       for q in users if not (q.path == path and q.first <= line <= q.last)]
     return {
         "path": path, "commit": baseline.commit, "repo": baseline.repo, "version": baseline.version,
         "github": f"https://github.com/{baseline.repo}/blob/{baseline.commit}/{path}",
         "raw": page_link(source_raw_src(path)), "map": page_link(MAP_URL),
-        "ranges": [(q, f"#L{q.first}-L{q.last}", page_link(q.url)) for q in sorted(ranges, key=lambda q: q.first)],
+        "ranges": [(q, f"#L{q.first}-L{q.last}", section(q)) for q in sorted(ranges, key=lambda q: q.first)],
         "code": _cached_code(path, text, site.index, ranges, list(dict.fromkeys(notes)), link, cache_dir),
     }
 

@@ -246,8 +246,9 @@ class QuotedRange:
     first: int
     last: int
     post: str  # 第十三篇
-    url: str  # the post's site URL, with the section's anchor
-    section: str
+    url: str  # the post's site URL
+    anchor: str  # the id of the section that quotes them ("" before any)
+    section: str  # its title
 
 
 # --- the series ------------------------------------------------------------------------------------
