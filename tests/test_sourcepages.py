@@ -402,3 +402,13 @@ def test_a_file_whose_name_holds_url_signs_is_reached_by_every_link_to_it(tmp_pa
         [out / "source" / "pkg" / "core.py" / "index.html"]
     assert ODD_NAME in [str(reached("source/", a.attributes["href"]).relative_to(out / "source").parent)
                         for a in page(out, "source").css(".series-map > li > a")]
+
+
+def test_a_file_with_a_lone_carriage_return_keeps_its_lines_on_its_page_and_links_nothing(tmp_path):
+    files = {"pkg/__init__.py": b"", "pkg/core.py": TWO.encode(), "pkg/user.py": LONE_CR.encode()}
+    index = cross_references(files, tmp_path)
+    assert index.references["pkg/user.py"]  # the index has links for the file, on Python's lines
+    html = LexborHTMLParser(str(sourcepages.code_html("pkg/user.py", LONE_CR, index, [], [], lambda p, n: p)))
+    assert [e.text() for e in html.css(".series-src__line")] == [line + "\n" for line in
+                                                                 LONE_CR.replace("\r", "\u240d").split("\n")[:-1]]
+    assert html.css("a.series-xref") == []

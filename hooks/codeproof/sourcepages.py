@@ -21,7 +21,7 @@ from pygments.token import STANDARD_TYPES
 from selectolax.lexbor import LexborHTMLParser
 
 from .config import Series, in_ci
-from .namelinks import NAME_CLASSES, NameLinks, link_card_names
+from .namelinks import LONE_CR, NAME_CLASSES, NameLinks, link_card_names
 from .render import SEAL_ATTRIBUTE
 from .resources import SOURCE_ROOT, source_raw_src
 from .signing import read_signed, secret_or_none, write_signed
@@ -42,13 +42,15 @@ class Note:
 MAP_URL = f"{SOURCE_ROOT}/"
 
 
-RENDERING = 2  # of code_html: a change of its output changes this, so no page is taken from an older cache
+RENDERING = 3  # of code_html: a change of its output changes this, so no page is taken from an older cache
 
 
 def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link) -> Markup:
     """The file as HTML lines, every text escaped. `link(path, line)` is the address of a line of a source page
     from this one."""
     links = NameLinks(index.references.get(path, []), link)
+    if LONE_CR.search(text):  # Python (so the index) and Pygments break lines there; the file's lines do not
+        links, text = NameLinks([], link), LONE_CR.sub("\u240d", text)  # shown as ␍, on its line
     starts: dict[int, set[str]] = {}
     for quoted in ranges:
         starts.setdefault(quoted.first, set()).add(f"L{quoted.first}-L{quoted.last}")
