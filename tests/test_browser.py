@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
@@ -159,6 +160,24 @@ def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, schem
     assert tokens and low == [], low
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator(".proof-card--source").first.screenshot(path=str(SHOTS / f"card-{scheme}.png"))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(browser, base_url, scheme):
+    """The marked range on a source page and on a script page: axe's contrast rule, which blends the tint."""
+    context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme=scheme)
+    post = context.new_page()
+    post.goto(base_url + PAGES["post-13"], wait_until="load")
+    ranges = [post.locator(f".proof-card--{kind} dt:text('文件') + dd a").first.get_attribute("href")
+              for kind in ("source", "experiment")]
+    found = {}
+    for href in ranges:
+        page = context.new_page()
+        page.goto(urljoin(post.url, href), wait_until="load")
+        assert page.locator(".series-script__line").count() > 0  # the range is marked
+        found[href] = [(v["rule"], v["nodes"][:3]) for v in axe_violations(page) if v["rule"] == "color-contrast"]
+    context.close()
+    assert {href: v for href, v in found.items() if v} == {}
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
