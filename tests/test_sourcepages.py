@@ -99,22 +99,29 @@ Symbol: check
 '''
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    site = make_site(tmp_path_factory.mktemp("sources"), material=True)
+def built_with_package(tmp_path: Path, package: dict[str, str], post: str) -> Path:
+    """A fixture site whose upstream holds `package` (file names under pkg/ -> text) at the baseline commit,
+    with `post` as its post, locked and built; the built site's folder."""
+    site = make_site(tmp_path, material=True)
     repo = site.upstream.remote / "fixture" / "upstream"
-    for name, text in {"__init__.py": "", "core.py": CORE, "user.py": USER, "builtins.py": SHADOW, "deco.py": DECORATED}.items():
+    for name, text in package.items():
         (repo / "pkg" / name).write_text(text)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "a package")
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
     config["extra"]["series"]["baseline"]["commit"] = git(repo, "rev-parse", "HEAD")
     (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
-    site.post.write_text(POST, encoding="utf-8")
+    site.post.write_text(post, encoding="utf-8")
     assert codeproof(["lock", "--config", str(site.root / "mkdocs.yml")]) == 0
     out, log = site.build()
     assert out is not None, log
     return out
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    package = {"__init__.py": "", "core.py": CORE, "user.py": USER, "builtins.py": SHADOW, "deco.py": DECORATED}
+    return built_with_package(tmp_path_factory.mktemp("sources"), package, POST)
 
 
 def page(built, path: str) -> LexborHTMLParser:
@@ -374,19 +381,8 @@ def twice(x):
 
 
 def test_a_file_whose_name_holds_url_signs_is_reached_by_every_link_to_it(tmp_path):
-    site = make_site(tmp_path, material=True)
-    repo = site.upstream.remote / "fixture" / "upstream"
-    (repo / "pkg" / "odd #1?%.py").write_text("from .core import helper\n\n\ndef twice(x):\n    return helper(x) * 2\n")
-    (repo / "pkg" / "core.py").write_text("def helper(x):\n    return x\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "an odd name")
-    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
-    config["extra"]["series"]["baseline"]["commit"] = git(repo, "rev-parse", "HEAD")
-    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
-    site.post.write_text(ODD_POST, encoding="utf-8")
-    assert codeproof(["lock", "--config", str(site.root / "mkdocs.yml")]) == 0
-    out, log = site.build()
-    assert out is not None, log
+    out = built_with_package(tmp_path, {"odd #1?%.py": "from .core import helper\n\n\ndef twice(x):\n    return helper(x) * 2\n",
+                                        "core.py": "def helper(x):\n    return x\n"}, ODD_POST)
 
     def reached(page: str, href: str) -> Path:
         """The built file a link on `page` leads to, as a browser and a static server resolve it."""
