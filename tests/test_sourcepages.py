@@ -218,7 +218,8 @@ def test_the_map_lists_each_file_with_the_share_quoted_and_its_symbols(built):
                             "pkg/user.py"]
     user = rows["pkg/user.py"]
     assert user.css_first(".series-map__bar").attributes["aria-label"] == "已引用 5 / 11 行"
-    assert [(a.text(), bool(a.css_first("strong"))) for a in user.css(".series-map__symbols a")] == [("check", True)]
+    assert [(a.text(), bool(a.css_first("strong")), a.attributes["href"]) for a in user.css(".series-map__symbols a")] == \
+        [("check", True, "pkg/user.py/#L4")]
 
 
 def test_source_pages_stay_out_of_the_search_index(built):

@@ -194,10 +194,9 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
 
 
 def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Markup:
-    references = index.references.get(path, [])
     # The index by its key (the files it was made from), not its 3,000 references again for each page.
     made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), index.key,
-               {target: link(target, None) for target in sorted({r.path for r in references})},  # where links lead
+               link(path, None),  # from the page to itself: how the site addresses pages, so where every link leads
                [_fields(q) for q in ranges], [_fields(n) for n in notes]]
     key = hashlib.sha256(json.dumps(made_of, ensure_ascii=False).encode("utf-8")).hexdigest()
     kept = cache_dir / "sourcepages" / f"{key}.html"
@@ -233,14 +232,15 @@ def _fields(value) -> tuple:
 
 def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> dict:
     """The map: each file with its lines, the share the series quotes, and its top-level symbols (quoted
-    ones marked). `link(path, line)` addresses a source page line from the map."""
+    ones marked). `link(path, None)` addresses a file's page from the map (its lines are #L<n> there)."""
     files = []
     for path in sorted(p for p in site.files if p.endswith(".py")):
         text = site.files[path].decode("utf-8", "replace")
         total = max(1, text.count("\n"))
         lines = {n for q in quoted if q.path == path for n in range(q.first, q.last + 1)}
-        symbols = [(d.name, link(path, d.first), any(d.first <= n <= d.last for n in lines))
+        url = link(path, None)
+        symbols = [(d.name, f"{url}#L{d.first}", any(d.first <= n <= d.last for n in lines))
                    for d in site.index.definitions.get(path, [])]
-        files.append({"path": path, "url": link(path, None), "lines": total, "quoted": len(lines),
+        files.append({"path": path, "url": url, "lines": total, "quoted": len(lines),
                       "share": round(100 * len(lines) / total), "symbols": symbols})
     return {"files": files, "repo": baseline.repo, "commit": baseline.commit, "version": baseline.version}
