@@ -218,3 +218,13 @@ def test_a_header_alone_of_a_name_assigned_twice_is_refused():
         "(lines 1-1, 8-8), so a header alone cannot say which to insert\n"
         "  hint: quote the lines you mean in a fenced block"
     )
+
+
+def test_a_file_with_a_lone_carriage_return_is_refused_for_its_lines_are_not_pythons():
+    # Python breaks a line at the lone CR, so f spans lines 1-3 to it; split at LF, `c = 3` is line 3.
+    source = "def f():\n    a = 1\r    b = 2\nc = 3\n"
+    assert str(check("f", "c = 3", source=source).problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol f) at aaaaaaa: the file holds a carriage return not "
+        "followed by a line feed (line 2), where Python breaks a line and the file's lines do not, so no symbol "
+        "can be matched to its lines\n"
+        "  hint: quote a file whose lines end in LF or CRLF")

@@ -16,12 +16,11 @@ from html.parser import HTMLParser
 
 from pygments.token import STANDARD_TYPES, Name
 
-from .structure import Reference
+from .structure import LONE_CR, Reference
 
 # The classes Pygments' HTML formatter gives name tokens (n, nf, nc, nn, nd...): only they can be linked.
 NAME_CLASSES = frozenset(css for kind, css in STANDARD_TYPES.items() if kind in Name and css)
 
-LONE_CR = re.compile("\r(?!\n)")  # a line break to Python, not to the card: every line after it is another
 Href = Callable[[str, int], str]  # (file, line) of a definition -> its address from the page
 
 

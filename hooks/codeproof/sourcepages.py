@@ -21,12 +21,12 @@ from pygments.token import STANDARD_TYPES
 from selectolax.lexbor import LexborHTMLParser
 
 from .config import Series, in_ci
-from .namelinks import LONE_CR, NAME_CLASSES, NameLinks, link_card_names
+from .namelinks import NAME_CLASSES, NameLinks, link_card_names
 from .render import SEAL_ATTRIBUTE
 from .resources import SOURCE_ROOT, source_raw_src
 from .signing import read_signed, secret_or_none, write_signed
 from .sources import SourceStore
-from .structure import BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
+from .structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
 from .xref import cross_references
 
 @dataclass(frozen=True)

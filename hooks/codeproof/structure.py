@@ -6,6 +6,7 @@ but describe. Modules name a block's kind with BlockKind, never with its header'
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -208,6 +209,10 @@ class Checked:
 
 
 # --- the source pages ------------------------------------------------------------------------------
+
+# A carriage return not followed by a line feed: a line break to Python (ast, jedi, Pygments), but not a
+# line of the file as the series numbers them (split at LF; CRLF ends a line alike for both).
+LONE_CR = re.compile("\r(?!\n)")
 
 
 @dataclass(frozen=True)

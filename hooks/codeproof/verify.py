@@ -24,7 +24,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Callable
 
-from .structure import Block, BlockKind, Checked, Excerpt, FileRef, Problem
+from .structure import LONE_CR, Block, BlockKind, Checked, Excerpt, FileRef, Problem
 from .symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
 
 
@@ -50,6 +50,13 @@ def _symbols(text: str) -> SymbolIndex:
 
 def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
     label = f"REAL SOURCE {ref.path} (Symbol {block.fields['Symbol']}) at {ref.commit[:7]}"
+    lone_cr = LONE_CR.search(text)
+    if lone_cr:  # the symbols' lines (Python's) would not be the quote's: a quote outside one could pass
+        line = text.count("\n", 0, lone_cr.start()) + 1
+        return Checked(block, problem=Problem(
+            block.post, block.line, f"{label}: the file holds a carriage return not followed by a line feed (line "
+            f"{line}), where Python breaks a line and the file's lines do not, so no symbol can be matched to its lines",
+            hint="quote a file whose lines end in LF or CRLF"))
     try:
         index = _symbols(text)
         specs = parse_symbols(block.fields["Symbol"])
