@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from hypothesis import settings
 
 from codeproof.config import in_ci, load_series
-from codeproof.experiments import NO_CACHE_ENV
+from codeproof.experiments import NO_CACHE_ENV, bwrap_works
 
 ROOT = Path(__file__).resolve().parent.parent
+pytest_plugins = ["ci_skips", "mutations"]
 
 # CI explores the same examples every run, so a submission's result does not depend on luck;
 # locally each run explores new ones.
@@ -67,11 +69,35 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
+def pytest_report_header(config):
+    sandbox = "bubblewrap" if bwrap_works() else "the subreaper fallback (bubblewrap is missing or cannot make namespaces)"
+    return f"experiments' sandbox on this machine: {sandbox}"
+
+
+def once_per_run(tmp_path_factory, name: str, make) -> Path:
+    """The folder `name`, made by make(folder) once for the whole run: by the first pytest-xdist worker to ask
+    (the others wait on a lock and reuse it), written aside and renamed, so none sees it half made."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # every worker's basetemp's parent
+    folder = shared / name
+    with FileLock(str(shared / f"{name}.lock")):
+        if not folder.is_dir():
+            aside = shared / f"{name}.partial"
+            shutil.rmtree(aside, ignore_errors=True)
+            aside.mkdir()
+            make(aside)
+            aside.rename(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
-def warm_cache() -> Path:
-    """The real pinned files, fetched once (from the cache, git or PyPI) for the whole session."""
-    done = subprocess.run([sys.executable, "-m", "codeproof", "check"], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+def warm_cache(tmp_path_factory) -> Path:
+    """The real pinned files, fetched once (from the cache, git or PyPI) for the whole run."""
+    def fetch(_folder: Path) -> None:
+        done = subprocess.run([sys.executable, "-m", "codeproof", "check"], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+    once_per_run(tmp_path_factory, "warm-cache-checked", fetch)
     return ROOT / ".cache"
 
 
@@ -95,12 +121,13 @@ def series(site: Path):
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory, warm_cache) -> Path:
-    """The real site, built once with --strict, as CI and readers get it."""
-    site_dir = tmp_path_factory.mktemp("built")
-    done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site_dir))
-    assert done.returncode == 0, done.stderr
-    assert "WARNING" not in done.stderr
-    return site_dir
+    """The real site, built once with --strict for the whole run, as CI and readers get it."""
+    def build(site_dir: Path) -> None:
+        done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site_dir))
+        assert done.returncode == 0, done.stderr
+        assert "WARNING" not in done.stderr
+
+    return once_per_run(tmp_path_factory, "built", build)
 
 
 def pytest_terminal_summary(terminalreporter):

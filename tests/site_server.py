@@ -73,8 +73,26 @@ def show_every_code_block(page) -> None:
 
 def axe_violations(page) -> list[dict]:
     """axe-core's violations on a loaded Playwright page, every code block's buttons included: rule, impact,
-    and each node's target and summary."""
-    show_every_code_block(page)
-    page.add_script_tag(path=str(AXE))
+    and each node's target and summary. The first call on a page shows the blocks and injects axe-core."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        show_every_code_block(page)
+        page.add_script_tag(path=str(AXE))
     return page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(v =>
         ({rule: v.id, impact: v.impact, nodes: v.nodes.map(n => [n.target.join(' '), n.failureSummary])}))""")
+
+
+@functools.cache
+def palette_schemes() -> dict[str, str]:
+    """Material's colour scheme for each `prefers-color-scheme` of the real site: {"light": "default", ...}."""
+    palette = load_config(str(ROOT / "mkdocs.yml")).theme["palette"]
+    return {entry["media"].split(":")[1].strip(" )"): entry["scheme"] for entry in palette}
+
+
+def switch_scheme(page, scheme: str) -> None:
+    """Switch a loaded page to `scheme` ("light" or "dark") as a reader does, with the header's palette toggle
+    (Material keeps the choice for the next page). Waits until Material has painted the new scheme."""
+    want = palette_schemes()[scheme]
+    if page.evaluate("document.body.dataset.mdColorScheme") != want:
+        page.locator("form[data-md-component=palette] label:not([hidden])").click()
+    page.wait_for_function("""want => document.body.dataset.mdColorScheme === want
+      && !document.body.hasAttribute('data-md-color-switching')""", arg=want, timeout=10_000)

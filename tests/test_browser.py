@@ -10,15 +10,19 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from playwright import sync_api as playwright
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.config import load_series
 from conftest import ROOT
-from site_server import AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, show_every_code_block, site_prefix
+from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, show_every_code_block, site_prefix,
+                         switch_scheme)
 
-playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-PAGES = {"overview": "", "post-06": "posts/numpy-primitive-vjp/", "post-13": "posts/custom-primitive/"}
+POSTS = sorted(f"posts/{post.stem}/" for post in (ROOT / "docs" / "posts").glob("*.md"))  # every post, by its file
+PAGES = {"overview": "", **{f"post-{url.split('/')[1]}": url for url in POSTS}}
+LINKED_NAME = ".proof-card--source pre a.series-xref"  # a name in a card, linked to its definition
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
@@ -81,23 +85,34 @@ def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name
     phone.page.screenshot(path=str(SHOTS / f"{name}-phone.png"), full_page=True)
 
 
-@pytest.mark.parametrize("path", [PAGES["post-06"], PAGES["post-13"]])
+def a_post_with(built, *selectors: str) -> str:
+    """The first post (by file name) whose page has an element matching each selector, whichever posts there are."""
+    for url in POSTS:
+        html = LexborHTMLParser((built / url / "index.html").read_text(encoding="utf-8"))
+        if all(html.css_first(selector) for selector in selectors):
+            return url
+    pytest.fail(f"no post has {', '.join(selectors)}")
+
+
+@pytest.mark.parametrize("path", POSTS)
 def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url, path):
     page = visit(base_url + path).page
+    baseline = load_series(ROOT / "mkdocs.yml").baseline
     cards = page.locator(".proof-card--source")
-    assert cards.count() > 0
     for i in range(cards.count()):
         card = cards.nth(i)
         onsite = card.locator("dt:text('文件') + dd a").first.get_attribute("href")
         match = re.fullmatch(r"\.\./\.\./source/([\w/]+\.py)/#L(\d+)-L(\d+)", onsite)
         assert match, onsite
         github = card.locator("a.proof-card__github").get_attribute("href")
-        assert github == ("https://github.com/HIPS/autograd/blob/90dbeb8d23f0222b0124eaf961f1209db0cf4333/"
+        assert github == (f"https://github.com/{baseline.repo}/blob/{baseline.commit}/"
                           f"{match.group(1)}#L{match.group(2)}-L{match.group(3)}")
         numbers = card.locator(".linenos").evaluate_all("els => els.map(e => e.dataset.linenos.trim())")
         assert numbers[0] == match.group(2) and numbers[-1] == match.group(3)
-    stamp = page.locator(".proof-card--output .proof-card__stamp").inner_text()
-    assert "输出已验证" in stamp and "autograd 1.9.1" in stamp
+    stamps = page.locator(".proof-card--output .proof-card__stamp")
+    for i in range(stamps.count()):
+        stamp = stamps.nth(i).inner_text()
+        assert "输出已验证" in stamp and f"autograd {baseline.version}" in stamp
 
 
 def test_the_series_bar_leads_from_a_post_to_the_overview_and_from_it_to_each_post(visit, base_url, built):
@@ -150,8 +165,8 @@ CONTRAST = """els => els.map(el => {
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, scheme):
-    page = visit(base_url + PAGES["post-13"]).page
+def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, built, scheme):
+    page = visit(base_url + a_post_with(built, ".proof-card--source")).page
     if scheme == "dark":
         page.locator("form[data-md-component='palette'] label:visible").first.click()
         page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
@@ -163,11 +178,11 @@ def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, schem
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(browser, base_url, scheme):
+def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(browser, base_url, built, scheme):
     """The marked range on a source page and on a script page: axe's contrast rule, which blends the tint."""
     context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme=scheme)
     post = context.new_page()
-    post.goto(base_url + PAGES["post-13"], wait_until="load")
+    post.goto(base_url + a_post_with(built, ".proof-card--source", ".proof-card--experiment"), wait_until="load")
     ranges = [post.locator(f".proof-card--{kind} dt:text('文件') + dd a").first.get_attribute("href")
               for kind in ("source", "experiment")]
     found = {}
@@ -180,21 +195,23 @@ def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(browser, 
     assert {href: v for href, v in found.items() if v} == {}
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 375])
-def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, built, base_url, scheme, width):
-    """axe-core (pinned in package.json) on every page of the site, in this colour scheme and width."""
+def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, built, base_url, width):
+    """axe-core (pinned in package.json) on every page of the site at this width, in the light colour scheme
+    and then in the dark one, switched as a reader's system switches it (one load a page for both)."""
     assert AXE.is_file(), f"{AXE} is missing: run `npm ci` (./dev.sh test and .ci/run do)"
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
     found = {}
     for path in pages(built):
         page = context.new_page()
         page.goto(base_url + path, wait_until="load")
-        found[path] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page) if v["impact"] in SERIOUS]
+        for scheme in ("light", "dark"):
+            switch_scheme(page, scheme)
+            found[scheme, path] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page)
+                                   if v["impact"] in SERIOUS]
         page.close()
     context.close()
-    assert {path: v for path, v in found.items() if v} == {}
-
+    assert {key: v for key, v in found.items() if v} == {}
 
 
 def test_on_a_phone_no_code_block_or_table_hides_more_than_a_tenth_of_its_width(browser, built, base_url):
@@ -253,10 +270,12 @@ def test_a_script_page_links_the_posts_that_use_it_and_shows_its_verified_output
             post = LexborHTMLParser((built / href.removeprefix(base_url) / "index.html").read_text(encoding="utf-8"))
             assert any(f"experiments/{name}.py" in card.text() for card in post.css(".proof-card--experiment, .proof-card--output"))
         shown = page.locator(".series-script__output code")
-        if shown.count():  # the same text as the OUTPUT card of a post that runs it
-            posts = [LexborHTMLParser(p.read_text(encoding="utf-8")) for p in (built / "posts").glob("*/index.html")]
-            outputs = [card.css_first("pre code").text() for post in posts for card in post.css(".proof-card--output")
-                       if f"experiments/{name}.py" in card.css_first("dd").text()]
+        posts = [LexborHTMLParser(p.read_text(encoding="utf-8")) for p in (built / "posts").glob("*/index.html")]
+        outputs = [card.css_first("pre code").text() for post in posts for card in post.css(".proof-card--output")
+                   if f"experiments/{name}.py" in card.css_first("dd").text()]
+        # What it printed shows where a post records its output (the same text as that OUTPUT card), else nothing.
+        assert shown.count() == (1 if outputs else 0), name
+        if outputs:
             assert shown.inner_text().strip() in [text.strip() for text in outputs]
 
 
@@ -305,8 +324,8 @@ def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, ba
         assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1
 
 
-def test_a_name_in_a_card_shows_its_definition_on_hover_and_focus(visit, base_url):
-    page = visit(base_url + PAGES["post-13"]).page
+def test_a_name_in_a_card_shows_its_definition_on_hover_and_focus(visit, base_url, built):
+    page = visit(base_url + a_post_with(built, LINKED_NAME)).page
     name = page.locator(".proof-card--source pre a.series-xref").first
     tip = "el => getComputedStyle(el, '::after').content"
     assert name.evaluate(tip) == "none"
@@ -319,8 +338,8 @@ def test_a_name_in_a_card_shows_its_definition_on_hover_and_focus(visit, base_ur
     assert name.evaluate(tip).strip('"') == name.get_attribute("data-tip")
 
 
-def test_a_tap_on_a_name_in_a_card_on_a_phone_leads_to_its_definition(visit, base_url):
-    page = visit(base_url + PAGES["post-13"], viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True).page
+def test_a_tap_on_a_name_in_a_card_on_a_phone_leads_to_its_definition(visit, base_url, built):
+    page = visit(base_url + a_post_with(built, LINKED_NAME), viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True).page
     assert not page.evaluate("matchMedia('(hover: hover)').matches")  # no tip comes in the way of the tap
     name = page.locator(".proof-card--source pre a.series-xref").first
     target = name.get_attribute("href")
@@ -333,8 +352,8 @@ def test_a_tap_on_a_name_in_a_card_on_a_phone_leads_to_its_definition(visit, bas
                                                   "&& e.getBoundingClientRect().bottom <= innerHeight")
 
 
-def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_to_the_post(visit, base_url):
-    page = visit(base_url + PAGES["post-13"], viewport={"width": 375, "height": 812}).page
+def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_to_the_post(visit, base_url, built):
+    page = visit(base_url + a_post_with(built, LINKED_NAME), viewport={"width": 375, "height": 812}).page
     post = page.url
     page.locator(".proof-card--source").first.locator("dt:text('文件') + dd a").first.click()
     page.wait_for_load_state()

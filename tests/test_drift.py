@@ -230,9 +230,12 @@ def test_rebase_refuses_a_ref_that_is_no_release_and_an_archive_that_is_not_the_
     assert git(site, "status", "--porcelain") == "" and git(site, "rev-parse", "HEAD") == before  # nothing written
 
 
-def test_rebase_to_the_baseline_itself_changes_nothing(released, capsys):
+def test_rebase_to_the_baseline_itself_changes_nothing(released, capsys, monkeypatch):
     site, commits, _ = released
-    assert main(["rebase", "--to", commits[0], "--release", "1.9.1", "--config", str(site / "mkdocs.yml")]) in (0, 2)
+    baseline_release = {"pkg/mod.py": V1.encode(), "PKG-INFO": b"Version: 1.9.1\n"}  # the baseline's own archive
+    monkeypatch.setattr("codeproof.__main__.release_files", lambda pin, cache: (baseline_release, "b" * 64))
+    assert main(["rebase", "--to", commits[0], "--release", "1.9.1", "--config", str(site / "mkdocs.yml")]) == 0
+    assert capsys.readouterr().out == f"the baseline is {commits[0][:7]} already: nothing to do\n"
     assert git(site, "status", "--porcelain") == ""
 
 

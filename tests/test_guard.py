@@ -14,6 +14,8 @@ from codeproof.guard import check_page, check_titles, unseal
 from codeproof.structure import Problem
 from fixture_site import make_site, report
 
+pytestmark = pytest.mark.kills("guard")  # tests/mutations.py
+
 POST = "docs/posts/x.md"
 SOURCE = ["Intro.", "", "[REAL SOURCE]", "File: a.py"]
 SEAL = "5eal" * 8

@@ -36,15 +36,33 @@ def test_the_workflow_is_valid_github_actions_syntax():
 
 def test_the_workflow_validator_rejects_a_broken_workflow(tmp_path):
     broken = tmp_path / "broken.yml"
-    broken.write_text(WORKFLOW.read_text().replace("runs-on: ubuntu-latest", "runs_on: ubuntu-latest", 1))
+    text = WORKFLOW.read_text()
+    assert "runs-on: ubuntu-24.04" in text
+    broken.write_text(text.replace("runs-on: ubuntu-24.04", "runs_on: ubuntu-24.04", 1))
     assert validate_workflow(broken).returncode != 0
 
 
-def test_the_workflow_builds_strictly_on_push_and_pull_request_and_deploys_main():
+def test_the_workflow_runs_the_suite_on_push_and_pull_request_and_deploys_main_only_after_it():
     text = WORKFLOW.read_text()
     assert re.search(r"^on:\n  push:\n  pull_request:", text, re.M)
+    jobs = yaml.safe_load(text)["jobs"]
+    assert [step["run"] for step in jobs["test"]["steps"] if "run" in step] == ["bash .ci/run"]
+    assert jobs["build"]["needs"] == "test" and sorted(jobs["deploy"]["needs"]) == ["build", "test"]
     assert "./dev.sh build" in text and "actions/deploy-pages" in text
-    assert "refs/heads/main" in text
+    assert jobs["deploy"]["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
+
+
+def test_the_suite_and_the_deployed_build_run_where_bubblewrap_works():
+    """Both jobs run in the same pinned Debian container, privileged so that bubblewrap may make namespaces;
+    the build installs bubblewrap and fails at once if it cannot run."""
+    jobs = yaml.safe_load(WORKFLOW.read_text())["jobs"]
+    for name in ("test", "build"):
+        container = jobs[name]["container"]
+        assert re.fullmatch(r"python:3\.11-bookworm@sha256:[0-9a-f]{64}", container["image"]), name
+        assert container["options"] == "--privileged", name
+    install = next(step["run"] for step in jobs["build"]["steps"] if step.get("name") == "Install the experiments' sandbox")
+    assert "apt-get install -y -qq bubblewrap" in install
+    assert install.strip().splitlines()[-1] == "bwrap --unshare-all --die-with-parent --ro-bind / / true"
 
 
 def zizmor(*paths: Path) -> subprocess.CompletedProcess:
@@ -165,7 +183,11 @@ def test_every_page_links_each_feed_once_and_says_what_a_shared_link_shows(built
 
 
 def test_each_post_has_a_canonical_link_and_its_first_paragraph_as_description(built):
-    page = read_page(built, "posts/custom-primitive/")
-    assert re.search(r'<link rel="canonical" href="https?://[^"]+/posts/custom-primitive/">', page.html)
-    description = re.search(r'<meta name="description" content="([^"]+)">', page.html).group(1)
-    assert description.startswith("如果一个计算已经被声明为 primitive，Autograd 就把它当作原子调用。")
+    posts = published_posts(built)
+    assert posts
+    for url in posts:
+        html = LexborHTMLParser(read_page(built, url).html)
+        assert re.fullmatch(rf"https?://[^/]+/.*{url}", html.css_first('link[rel="canonical"]').attributes["href"]), url
+        first = html.css_first("article > p:not([class])")  # the post's own first paragraph, after its header
+        description = html.css_first('meta[name="description"]').attributes["content"]
+        assert description == " ".join(first.text().split()), url

@@ -11,8 +11,10 @@ import urllib.request
 
 import pytest
 
-POST = "docs/posts/custom-primitive.md"
-PAGE = "posts/custom-primitive/"
+from fixture_site import SCRIPT, make_site
+
+PAGE = "posts/p/"  # the fixture site's one post
+SOURCE_CARD = 'class="proof-card proof-card--source"'
 
 
 def free_port() -> int:
@@ -22,7 +24,8 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def served(site):
+def served(tmp_path):
+    site = make_site(tmp_path).root
     port = free_port()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1:{port}/"}
     server = subprocess.Popen(
@@ -59,23 +62,25 @@ def wait_for(url: str, server, predicate, timeout: float = 60.0) -> str:
 
 def test_a_broken_quote_shows_an_error_box_and_fixing_it_removes_the_box(served):
     site, base, server = served
-    post = site / POST
+    post = site / "docs" / "posts" / "p.md"
     good = post.read_text(encoding="utf-8")
-    post.write_text(good.replace("primitive_vjps[fun] = vjpmaker", "primitive_vjps[fun] = vjpmakr"), encoding="utf-8")
+    wait_for(base + PAGE, server, lambda h: h.count(SOURCE_CARD) == 1 and "proof-error" not in h)
+    post.write_text(good.replace("        self.parents = []\n", "        self.parents = ()\n"), encoding="utf-8")
     html = wait_for(base + PAGE, server, lambda h: "proof-error" in h)
-    assert "REAL SOURCE autograd/core.py (Symbol defvjp_argnums) at 90dbeb8: quote differs from source" in html
-    assert html.count('class="proof-card proof-card--source"') == 2  # the other quotes still render
+    assert "REAL SOURCE pkg/mod.py (Symbol Node.__init__) at " in html and ": quote differs from source" in html
+    assert html.count(SOURCE_CARD) == 0  # the broken quote is shown as its problem, not as a card
+    assert "node value 3" in html  # the rest of the page still renders
     time.sleep(1.1)  # a distinct mtime for the watcher
     post.write_text(good, encoding="utf-8")
     html = wait_for(base + PAGE, server, lambda h: "proof-error" not in h)
-    assert html.count('class="proof-card proof-card--source"') == 3
+    assert html.count(SOURCE_CARD) == 1
 
 
 def test_editing_an_experiment_reruns_it_and_a_mismatch_shows_on_the_page(served):
     site, base, server = served
-    wait_for(base + PAGE, server, lambda h: "all checks passed" in h and "proof-error" not in h)
-    script = site / "experiments" / "custom_primitive.py"
-    script.write_text(script.read_text().replace('print("all checks passed")', 'print("all checks passed!")'))
+    wait_for(base + PAGE, server, lambda h: "parents []" in h and "proof-error" not in h)
+    script = site / SCRIPT
+    script.write_text(script.read_text() + 'print("one line more")\n')  # the quoted lines stay as they are
     html = wait_for(base + PAGE, server, lambda h: "proof-error" in h)
-    assert "OUTPUT experiments/custom_primitive.py: output differs from the recorded output" in html
-    assert "+all checks passed!" in html
+    assert f"OUTPUT {SCRIPT}: output differs from the recorded output" in html
+    assert "+one line more" in html

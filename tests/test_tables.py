@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as etree
+
 import markdown
+import pytest
 
 from codeproof.tables import TableCells
+
+pytestmark = pytest.mark.kills("tables")  # tests/mutations.py
 
 TABLE = """\
 | File / symbol | 谁调用 `x` | <b>raw</b> |
@@ -40,6 +45,15 @@ def test_each_body_cell_carries_its_columns_header_and_code_breaks_only_after_se
 </table>"""
 
 
+def test_a_column_with_an_empty_header_gives_its_cells_no_label():
+    html = markdown.markdown("| | name |\n| --- | --- |\n| a | b |", extensions=["tables", TableCells()])
+    assert "<td>a</td>" in html and '<td data-label="name">b</td>' in html
+
+
 def test_a_table_without_a_header_row_is_left_alone():
-    html = markdown.markdown("<table><tr><td>x</td></tr></table>", extensions=["tables", TableCells()])
-    assert html == "<table><tr><td>x</td></tr></table>"
+    """Markdown's tables always have one; another extension's table (an element tree) may not."""
+    table = etree.fromstring("<div><table><tbody><tr><td>x</td><td><code>a.b</code></td></tr></tbody></table></div>")
+    md = markdown.Markdown(extensions=["tables", TableCells()])
+    md.treeprocessors["codeproof-table-cells"].run(table)
+    assert etree.tostring(table, encoding="unicode") == (
+        "<div><table><tbody><tr><td>x</td><td><code>a.<wbr />b</code></td></tr></tbody></table></div>")

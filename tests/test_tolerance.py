@@ -15,6 +15,8 @@ from codeproof.compare import OutOfTolerance, output_diff, outputs_match, reconc
 from codeproof.structure import Tolerance
 from fixture_site import SCRIPT, SCRIPT_TEXT, make_site, report
 
+pytestmark = pytest.mark.kills("tolerance")  # tests/mutations.py
+
 REL = Tolerance(rel=1e-7)
 
 # --- the Tolerance line --------------------------------------------------------------------

@@ -91,6 +91,12 @@ FIXED_ENV = {
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # after the interpreter's own folder; see run_env
 NO_CACHE_ENV = "CODEPROOF_NO_CACHE"  # set to 1 to run every experiment again
 SANDBOXES = ("bwrap", "subreaper")
+# What a build log says of the sandbox the experiments run in, once, when the first one runs.
+SANDBOX_NOTES = {
+    "bwrap": "experiments run in bubblewrap's sandbox",
+    "subreaper": "experiments run in the fallback containment (a child subreaper, not a sandbox): bubblewrap is "
+                 "missing or cannot make namespaces here; install it (apt-get install bubblewrap) for the full sandbox",
+}
 RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
 
@@ -312,6 +318,7 @@ class ExperimentRunner:
         self._used_entries: set[str] = set()
         self._lock = threading.Lock()
         self._read_lock = threading.Lock()
+        self._probe_lock = threading.Lock()  # scripts start on several threads; the sandbox is probed once
         self._published: tuple[list[Resource], list[Problem]] | None = None
         self._by_path: tuple[dict[str, bytes], dict[str, Problem]] = ({}, {})  # the same, by path
         self._running: set[subprocess.Popen] = set()  # supervisors under way, for cancel()
@@ -321,8 +328,10 @@ class ExperimentRunner:
     def sandbox(self) -> str:
         """What runs the scripts, probed when a script is first run: a build whose runs all come from the
         cache starts no probe."""
-        if self._sandbox is None:
-            self._sandbox = "bwrap" if bwrap_works() else "subreaper"
+        with self._probe_lock:
+            if self._sandbox is None:
+                self._sandbox = "bwrap" if bwrap_works() else "subreaper"
+                log.info(SANDBOX_NOTES[self._sandbox])
         return self._sandbox
 
     def start(self, script: str) -> None:
