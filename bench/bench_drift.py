@@ -11,7 +11,7 @@ a [REAL SOURCE] quote of all of it (`Symbol: Big`) with `verify_source_quote`:
 Each is verified once untimed (the file's parse is cached, as for the second quote of a file in a
 build), then --repeat times; the fastest is reported, with its ratio to (a). Goal: (b), (c) < 2 s.
 
-With --before REV, also times one call of hooks/codeproof/verify.py as of git revision REV, and of the
+With --before REV, also times one call of hooks/codeproof/quotes/verify.py as of git revision REV, and of the
 current one, on a 1,001-line quote with one changed character, each in a child process stopped after
 --timeout seconds.
 
@@ -31,9 +31,9 @@ from pathlib import Path
 
 from common import ROOT, table
 
-from codeproof import verify
-from codeproof.blocks import parse_post
-from codeproof.structure import Block, FileRef
+from codeproof.quotes import verify
+from codeproof.series.blocks import parse_post
+from codeproof.common.structure import Block, FileRef
 
 REF = FileRef("bench/upstream", "0" * 40, "big.py")
 
@@ -117,7 +117,7 @@ def main() -> None:
                             + ("met" if took < 2 else "NOT met")))
     rows.append(("    its message", checked.problem.message))
     if args.before:
-        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{args.before}:hooks/codeproof/verify.py"],
+        source = subprocess.run(["git", "-C", str(ROOT), "show", f"{args.before}:hooks/codeproof/quotes/verify.py"],
                                 check=True, capture_output=True, text=True).stdout
         with tempfile.TemporaryDirectory() as tmp:
             before = Path(tmp) / "verify_before.py"

@@ -153,10 +153,10 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     Each post goes through parse_post, Engine.check and Engine.render, and the block's lines are
     replaced as hooks/series.py does; experiment scripts become plain pages, as the hook publishes them.
     """
-    from codeproof import resources
-    from codeproof.blocks import parse_post
-    from codeproof.frontmatter import split_front_matter
-    from codeproof.config import load_series
+    from codeproof.experiments import resources
+    from codeproof.series.blocks import parse_post
+    from codeproof.series.frontmatter import split_front_matter
+    from codeproof.series.config import load_series
     from codeproof.engine import Engine
 
     engine = Engine(load_series(site / "mkdocs.yml"))

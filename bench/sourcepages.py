@@ -31,9 +31,9 @@ from pathlib import Path
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from codeproof.config import load_series
-from codeproof.sources import default_store
-from codeproof.xref import cross_references
+from codeproof.series.config import load_series
+from codeproof.quotes.sources import default_store
+from codeproof.site.xref import cross_references
 
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = str(ROOT / "hooks" / "series.py")

@@ -16,16 +16,21 @@ from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import clean_directory, get_relative_url
 
-from codeproof import frontmatter, guard, overview, resources, sourcepages
-from codeproof.blocks import parse_post, read_post
-from codeproof.config import SeriesConfigError, series_from_extra
+from codeproof.series import frontmatter
+from codeproof.site import guard
+from codeproof.site import overview
+from codeproof.experiments import resources
+from codeproof.site import sourcepages
+from codeproof.series.blocks import parse_post, read_post
+from codeproof.series.config import series_from_extra
+from codeproof.common.errors import CodeproofError
 from codeproof.engine import Engine
-from codeproof.filesystem import shown_path
-from codeproof.prose import first_paragraph
-from codeproof.series_model import category_anchors, posts_using, read_series, series_bar
-from codeproof.sources import SourceError
-from codeproof.structure import Problem, QuotedRange, SeriesModel, report
-from codeproof.tables import TableCells
+from codeproof.common.filesystem import shown_path
+from codeproof.series.prose import first_paragraph
+from codeproof.series.model import category_anchors, posts_using, read_series, series_bar
+from codeproof.quotes.sources import SourceError
+from codeproof.common.structure import Problem, QuotedRange, SeriesModel, report
+from codeproof.site.tables import TableCells
 
 log = get_plugin_logger(__name__)
 TEMPLATES = Path(__file__).parent / "templates"  # the theme templates of the pages the hook generates
@@ -78,10 +83,8 @@ def on_config(config):
     try:
         engine = Engine(series_from_extra(config.extra.get("series"), Path(config.config_file_path)))
         build = _Build(engine, config.site_dir, serving=mkdocs_command == "serve")
-    except SeriesConfigError as error:
-        raise PluginError(str(error)) from None
-    except SourceError as error:  # e.g. a lock file that is not a lock
-        raise PluginError(f"{error}\n  hint: {error.hint}") from None
+    except CodeproofError as error:  # mkdocs.yml cannot configure the series; a lock file that is not a lock
+        raise PluginError(error.shown(where=None)) from None
     unfit = guard.docs_problems(Path(config.docs_dir), build.engine.series.root)
     if unfit:  # MkDocs walks docs/ next, following links (a loop never ends) and copying what they lead to
         raise PluginError(report(unfit))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.config import in_ci
+from codeproof.series.config import in_ci
 
 CI_RUN = in_ci()
 

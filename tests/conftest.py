@@ -13,8 +13,8 @@ import pytest
 from filelock import FileLock
 from hypothesis import settings
 
-from codeproof.config import in_ci, load_series
-from codeproof.experiments import NO_CACHE_ENV, bwrap_works
+from codeproof.series.config import in_ci, load_series
+from codeproof.experiments.runner import NO_CACHE_ENV, bwrap_works
 
 ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["ci_skips", "mutations"]

@@ -7,17 +7,15 @@ hold the function by name), so every caller in the process gets the mutant."""
 
 from __future__ import annotations
 
-import pytest
-
 
 def _tables_off() -> None:
-    from codeproof import tables
+    from codeproof.site import tables
 
     tables._TableCells.run = lambda self, root: None
 
 
 def _guard_off() -> None:
-    from codeproof import guard
+    from codeproof.site import guard
 
     def passes_everything(html, post, source_lines, first_line, proved_cards, seal, accounted):
         return []
@@ -26,13 +24,13 @@ def _guard_off() -> None:
 
 
 def _tolerance_off() -> None:
-    from codeproof import compare
+    from codeproof.experiments import compare
 
     compare._reconcile_line = lambda index, want, got, tolerance, out: got  # numbers compared exactly
 
 
 def _sandbox_off() -> None:
-    from codeproof import experiments
+    from codeproof.experiments import runner as experiments
 
     experiments.bwrap_command = lambda run_dir, cwd, hidden=(): []  # "bwrap" runs the script as it is
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.blocks import parse_post, read_post
-from codeproof.frontmatter import split_front_matter
-from codeproof.structure import BlockKind
+from codeproof.series.blocks import parse_post, read_post
+from codeproof.series.frontmatter import split_front_matter
+from codeproof.common.structure import BlockKind
 
 GOOD = """\
 Intro.

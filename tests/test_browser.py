@@ -13,7 +13,7 @@ import pytest
 from playwright import sync_api as playwright
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.config import load_series
+from codeproof.series.config import load_series
 from conftest import ROOT
 from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, show_every_code_block, site_prefix,
                          switch_scheme)

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from codeproof.__main__ import main
-from codeproof.config import SeriesConfigError, load_series
+from codeproof.series.config import SeriesConfigError, load_series
 from fixture_site import make_site
 from upstream import make_upstream
 

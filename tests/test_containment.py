@@ -24,9 +24,9 @@ import pytest
 import yaml
 from mkdocs.config import load_config
 
-from codeproof.experiments import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
-from codeproof.structure import Problem
-from codeproof.resources import Resource, build_archive, read_resources
+from codeproof.experiments.runner import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
+from codeproof.common.structure import Problem
+from codeproof.experiments.resources import Resource, build_archive, read_resources
 from conftest import ROOT, mkdocs
 from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401
 

@@ -10,7 +10,7 @@ import yaml
 
 from codeproof.__main__ import main
 from codeproof.drift import Release, release_differs
-from codeproof.yamledit import with_values
+from codeproof.common.yamledit import with_values
 from conftest import git
 from upstream import module_history
 

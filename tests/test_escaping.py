@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from codeproof.prose import first_paragraph
+from codeproof.series.prose import first_paragraph
 from fixture_site import make_site, report
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from codeproof.blocks import parse_post
-from codeproof.compare import outputs_match
-from codeproof.config import series_from_extra
+from codeproof.series.blocks import parse_post
+from codeproof.experiments.compare import outputs_match
+from codeproof.series.config import series_from_extra
 from codeproof.engine import Engine, run_failure
-from codeproof.experiments import FIXED_ENV, NO_CACHE_ENV, SANDBOX_NOTES, ExperimentRunner
-from codeproof.resources import ZIP_EPOCH, build_archive, read_resources
-from codeproof.structure import Problem, Tolerance
+from codeproof.experiments.runner import FIXED_ENV, NO_CACHE_ENV, SANDBOX_NOTES, ExperimentRunner
+from codeproof.experiments.resources import ZIP_EPOCH, build_archive, read_resources
+from codeproof.common.structure import Problem, Tolerance
 
 REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
 POST = "docs/posts/x.md"
@@ -489,7 +489,7 @@ def test_the_archive_pins_only_the_experiment_packages_and_has_a_readme(archive_
 
 def test_an_autograd_other_than_the_baseline_version_fails_every_output_block(tmp_path):
     """Experiments must run the code the posts quote: the installed autograd must be the baseline's."""
-    from codeproof.config import series_from_extra
+    from codeproof.series.config import series_from_extra
     from codeproof.engine import Engine
 
     (tmp_path / "experiments").mkdir()
@@ -522,7 +522,7 @@ def test_the_output_cap_counts_stdout_and_stderr_together(root, make_runner):
                                                  "not a sandbox): bubblewrap is missing or cannot make namespaces "
                                                  "here; install it (apt-get install bubblewrap) for the full sandbox")])
 def test_the_log_names_the_sandbox_once_when_the_first_script_runs(root, make_runner, monkeypatch, caplog, works, note):
-    monkeypatch.setattr("codeproof.experiments.bwrap_works", lambda: works)
+    monkeypatch.setattr("codeproof.experiments.runner.bwrap_works", lambda: works)
     caplog.set_level(logging.INFO, logger="mkdocs.codeproof.experiments")
     for me in ("a", "b"):
         write(root, f"experiments/{me}.py", printing(me))

@@ -10,10 +10,12 @@ import jinja2
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof import overview, render, resources
-from codeproof.config import Baseline, Series
-from codeproof.series_model import series_bar, series_model
-from codeproof.structure import Entry, Excerpt, FileRef, Problem
+from codeproof.site import overview
+from codeproof.site import render
+from codeproof.experiments import resources
+from codeproof.series.config import Baseline, Series
+from codeproof.series.model import series_bar, series_model
+from codeproof.common.structure import Entry, Excerpt, FileRef, Problem
 from conftest import ROOT
 from fixture_site import make_site
 

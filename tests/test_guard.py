@@ -8,10 +8,10 @@ from html import escape
 
 import pytest
 
-from codeproof.blocks import parse_post
+from codeproof.series.blocks import parse_post
 from codeproof.engine import Engine
-from codeproof.guard import check_page, check_titles, unseal
-from codeproof.structure import Problem
+from codeproof.site.guard import check_page, check_titles, unseal
+from codeproof.common.structure import Problem
 from fixture_site import make_site, report
 
 pytestmark = pytest.mark.kills("guard")  # tests/mutations.py

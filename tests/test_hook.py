@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from codeproof.config import series_from_extra
+from codeproof.series.config import series_from_extra
 from codeproof.engine import Engine
-from codeproof.experiments import ExperimentRunner
+from codeproof.experiments.runner import ExperimentRunner
 from conftest import ROOT
 from test_experiments import SDIST_SHA256
 

@@ -10,7 +10,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.__main__ import main as codeproof
-from codeproof.yamledit import without_item
+from codeproof.common.yamledit import without_item
 from fixture_site import make_site
 
 ANNOUNCED = """\

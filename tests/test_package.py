@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT
+from fixture_site import make_site
+
+ENGINE = ROOT / "hooks" / "codeproof"
 
 # Loads the engine every way the project does: the MkDocs hook (through MkDocs' own loader), the command
 # line's module, and a plain import; then lists the engine modules the process holds.
@@ -16,7 +24,7 @@ PROBE = """
 import sys
 from mkdocs.config import load_config
 load_config({config!r})
-import codeproof.__main__, codeproof.sources
+import codeproof.__main__, codeproof.quotes.sources
 print(codeproof.__file__)
 print(sorted(name for name in sys.modules if "codeproof" in name.split(".")[:2] and not name.startswith("codeproof")))
 """
@@ -39,35 +47,74 @@ def test_the_command_line_is_installed_and_runs_from_any_folder(tmp_path: Path):
     assert "share less than 50% with the source" in " ".join(done.stdout.split())
 
 
-def test_a_wheel_of_the_package_carries_every_template(tmp_path: Path):
-    source = tmp_path / "source"  # a copy: setuptools leaves build/ and an egg-info beside pyproject.toml
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The engine built as a wheel from a copy of its source (setuptools leaves build/ and an egg-info there)."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
     shutil.copytree(ROOT / "hooks" / "codeproof", source / "hooks" / "codeproof",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", source)
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                           "--no-index", "--wheel-dir", str(tmp_path), str(source)], cwd=tmp_path,
-                          capture_output=True, text=True)
+                           "--no-index", "--wheel-dir", str(tmp), str(source)], cwd=tmp, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    [wheel] = tmp_path.glob("codeproof-*.whl")
-    templates = ROOT / "hooks" / "codeproof" / "templates"
+    [built] = tmp.glob("codeproof-*.whl")
+    return built
+
+
+def test_a_wheel_of_the_package_carries_every_module_and_template(wheel):
     with zipfile.ZipFile(wheel) as archive:
-        packed = {name for name in archive.namelist() if name.startswith("codeproof/templates/")}
-    assert packed == {f"codeproof/templates/{path.relative_to(templates).as_posix()}"
-                      for path in templates.rglob("*") if path.is_file()}
+        packed = {name for name in archive.namelist() if name.startswith("codeproof/")}
+    files = {f"codeproof/{path.relative_to(ENGINE).as_posix()}" for path in ENGINE.rglob("*")
+             if path.is_file() and "__pycache__" not in path.parts}
+    assert packed == files
+
+
+def test_the_installed_wheel_checks_a_site(wheel, tmp_path):
+    """Installed as a wheel (not editable, ahead of the editable one on the path), the engine checks a fixture
+    site: a subpackage left out of pyproject.toml fails here."""
+    target = tmp_path / "installed"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target)  # a pure-Python wheel, installed as pip would lay it out
+    site = make_site(tmp_path / "fixture")
+    # -S: site-packages only as a plain path, so no .pth file installs the editable engine's finder.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), sysconfig.get_paths()["purelib"]])}
+    probe = subprocess.run([sys.executable, "-S", "-c", "import codeproof.site.guard as m; print(m.__file__)"],
+                           env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert Path(probe.stdout.strip()) == target / "codeproof" / "site" / "guard.py", probe.stderr
+    done = subprocess.run([sys.executable, "-S", "-m", "codeproof", "check", "--config", str(site.root / "mkdocs.yml")],
+                          env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def engine_modules() -> dict[str, Path]:
+    """Every engine module by its dotted name under codeproof ("engine", "series.config", "site" for a package)."""
+    modules = {}
+    for path in sorted(ENGINE.rglob("*.py")):
+        parts = path.relative_to(ENGINE).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name or "__init__"] = path
+    return modules
 
 
 def engine_imports() -> dict[str, set[str]]:
-    """module -> the engine modules it imports (`from . import x`, `from .x import y`), read with ast."""
+    """module -> the engine modules it imports (`from codeproof.x import y`, `from codeproof.x import module`),
+    read with ast. The engine imports itself by absolute names only."""
     import ast
 
+    modules = engine_modules()
     graph = {}
-    for path in sorted((ROOT / "hooks" / "codeproof").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for name, path in modules.items():
         found = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                found |= {node.module} if node.module else {alias.name for alias in node.names}
-        graph[path.stem] = found
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 0, f"{path}: a relative import (the engine imports itself as codeproof.…)"
+                if node.module and (node.module + ".").startswith("codeproof."):
+                    base = node.module.removeprefix("codeproof").lstrip(".")
+                    for alias in node.names:
+                        imported = f"{base}.{alias.name}".lstrip(".")
+                        found.add(imported if imported in modules else base)
+        graph[name] = found - {""}
     return graph
 
 
@@ -88,27 +135,46 @@ def test_the_engine_has_no_import_cycle():
         visit(module)
 
 
-# The engine's layers, top down, as the README's layout table lists them: a module imports only modules of
-# the layers below its own.
-LAYERS = [
-    {"__main__"},
-    {"drift"},
-    {"engine", "sourcepages"},
-    {"verify", "experiments", "rewrite", "guard", "overview", "scaffold", "xref"},
-    {"blocks", "sources", "resources", "render", "series_model", "symbols", "compare", "namelinks"},
-    {"config", "frontmatter", "prose"},
-    {"markers", "signing"},
-    {"structure", "filesystem", "fences", "tables", "yamledit"},
-]
+# The engine's parts, bottom up, as the README's layout table lists them: its packages, then the modules that
+# drive them. A module imports modules of its own package (no cycle) and of the parts below its own, never above.
+LAYERS = ["common", "series", "quotes", "experiments", "site", "engine", "drift", "__main__"]
 
 
-def test_every_engine_module_imports_only_modules_of_lower_layers():
-    layer = {module: n for n, modules in enumerate(LAYERS) for module in modules}
+def layer_of(module: str) -> int:
+    return LAYERS.index(module.split(".")[0])
+
+
+def test_every_engine_module_imports_only_its_own_package_and_the_parts_below():
     graph = engine_imports()
-    assert set(graph) - {"__init__"} == set(layer)  # a new module takes its place in LAYERS
-    upward = [(module, imported) for module, imports in graph.items() for imported in imports
-              if module != "__init__" and layer[imported] <= layer[module]]
+    assert {module.split(".")[0] for module in graph} - {"__init__", "templates"} == set(LAYERS)
+    upward = [(module, imported) for module, imports in graph.items() if module != "__init__" for imported in imports
+              if layer_of(imported) > layer_of(module)
+              or (layer_of(imported) == layer_of(module) and "." not in module and imported != module)]
     assert upward == []
+
+
+def test_each_package_says_what_it_may_import_and_imports_no_more():
+    graph = engine_imports()
+    for package in LAYERS[:5]:
+        doc = ast_docstring(ENGINE / package / "__init__.py")
+        said = set(re.findall(r"`codeproof\.(\w+)`", doc.split("It imports")[-1]))
+        used = {imported.split(".")[0] for module, imports in graph.items() if module.split(".")[0] == package
+                for imported in imports} - {package}
+        assert used <= said, f"{package} imports {sorted(used - said)}, which its docstring does not name"
+        assert said <= set(LAYERS[:LAYERS.index(package)]), package
+
+
+def test_the_readme_lists_the_engines_parts_in_their_order():
+    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `hooks/codeproof/` |"))
+    named = re.findall(r"\*\*`(\w+)`\*\*", row)
+    assert named == LAYERS
+
+
+def ast_docstring(path: Path) -> str:
+    import ast
+
+    return ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
 
 
 def test_the_engine_the_hook_and_the_benchmarks_hold_no_unused_import_or_name():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.prose import first_paragraph
+from codeproof.series.prose import first_paragraph
 
 
 @pytest.mark.parametrize("markdown, expected", [

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof import render
-from codeproof.structure import Excerpt, FileRef
+from codeproof.site import render
+from codeproof.common.structure import Excerpt, FileRef
 from fixture_site import SCRIPT, make_site, report
 
 NODE_INIT = """\

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.blocks import parse_post
-from codeproof.frontmatter import front_matter, split_front_matter
-from codeproof.series_model import category_anchors, read_series, series_bar, series_model
-from codeproof.structure import Entry, chinese_number
+from codeproof.series.blocks import parse_post
+from codeproof.series.frontmatter import front_matter, split_front_matter
+from codeproof.series.model import category_anchors, read_series, series_bar, series_model
+from codeproof.common.structure import Entry, chinese_number
 
 
 def post(number: int, title: str, slug: str) -> Entry:

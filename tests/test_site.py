@@ -12,10 +12,10 @@ import pytest
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.blocks import read_post
-from codeproof.compare import outputs_match
-from codeproof.config import load_series
-from codeproof.structure import BlockKind
+from codeproof.series.blocks import read_post
+from codeproof.experiments.compare import outputs_match
+from codeproof.series.config import load_series
+from codeproof.common.structure import BlockKind
 from conftest import ROOT
 from site_text import fold, read_page
 

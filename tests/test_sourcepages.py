@@ -12,12 +12,13 @@ import pytest
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof import sourcepages, xref
+from codeproof.site import sourcepages
+from codeproof.site import xref
 from codeproof.__main__ import main as codeproof
-from codeproof.namelinks import NameLinks, link_card_names
-from codeproof.sourcepages import Note, SourceSite, link_post_cards
-from codeproof.structure import Excerpt, FileRef, Reference, XrefIndex
-from codeproof.xref import cross_references
+from codeproof.site.namelinks import NameLinks, link_card_names
+from codeproof.site.sourcepages import Note, SourceSite, link_post_cards
+from codeproof.common.structure import Excerpt, FileRef, Reference, XrefIndex
+from codeproof.site.xref import cross_references
 from conftest import git
 from fixture_site import make_site
 

@@ -9,13 +9,13 @@ import tarfile
 
 import pytest
 
-from codeproof.config import load_series
+from codeproof.series.config import load_series
 from codeproof.__main__ import main
-from codeproof.config import Baseline
-from codeproof.sources import (
+from codeproof.series.config import Baseline
+from codeproof.quotes.sources import (
     GitProvider, Lock, LockFileError, SdistProvider, SourceError, SourceStore, default_store, git_blob_sha1,
 )
-from codeproof.structure import FileRef
+from codeproof.common.structure import FileRef
 from conftest import ROOT, git
 from upstream import MODULE_V1, MODULE_V2, make_upstream
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
+from codeproof.quotes.symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
 
 SOURCE = '''\
 import functools

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as etree
 import markdown
 import pytest
 
-from codeproof.tables import TableCells
+from codeproof.site.tables import TableCells
 
 pytestmark = pytest.mark.kills("tables")  # tests/mutations.py
 

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.blocks import parse_post, parse_tolerance
-from codeproof.compare import OutOfTolerance, output_diff, outputs_match, reconcile
-from codeproof.structure import Tolerance
+from codeproof.series.blocks import parse_post, parse_tolerance
+from codeproof.experiments.compare import OutOfTolerance, output_diff, outputs_match, reconcile
+from codeproof.common.structure import Tolerance
 from fixture_site import SCRIPT, SCRIPT_TEXT, make_site, report
 
 pytestmark = pytest.mark.kills("tolerance")  # tests/mutations.py

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from codeproof.blocks import parse_post
-from codeproof.structure import FileRef
-from codeproof.verify import verify_script_quote, verify_source_quote
+from codeproof.series.blocks import parse_post
+from codeproof.common.structure import FileRef
+from codeproof.quotes.verify import verify_script_quote, verify_source_quote
 from upstream import MODULE_V1
 
 REF = FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")

@@ -6,6 +6,8 @@
     python -m codeproof new N TITLE [--slug S] scaffold post N in docs/posts/ and drop its announcement
     python -m codeproof drift --to REF [--remote URL] | --to-release VERSION   [--format json] [--report F] [--run]
                                                what a newer commit changes in the REAL SOURCE quotes
+    python -m codeproof rebase --to REF [--release VERSION]   move the baseline to REF: the changed quotes,
+                                               mkdocs.yml, requirements.txt and the lock
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import guard
-from .blocks import read_post
-from .config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
-from .drift import RebaseRefused, Release, as_json, compare, failed, output_changes, rebase, release_differs, summary
-from .engine import Engine, source_ref
-from .filesystem import shown_path, write_atomically
-from .rewrite import rewrite_post
-from .scaffold import new_post
-from .series_model import read_series
-from .sources import SourceError, default_store, git_blob_sha1, not_there, release_files
-from .structure import BlockKind, FileRef, Problem, report
+from codeproof.common.errors import CodeproofError, UsageError
+from codeproof.site import guard
+from codeproof.series.blocks import read_post
+from codeproof.series.config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
+from codeproof.drift import Release, as_json, compare, failed, output_changes, rebase, release_differs, summary
+from codeproof.engine import Engine, source_ref
+from codeproof.common.filesystem import shown_path, write_atomically
+from codeproof.series.rewrite import rewrite_post
+from codeproof.series.scaffold import new_post
+from codeproof.series.model import read_series
+from codeproof.quotes.sources import SourceError, default_store, git_blob_sha1, not_there, release_files
+from codeproof.common.structure import BlockKind, FileRef, Problem, report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,10 +90,16 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the experiments were stopped; every file is whole (posts are only ever replaced "
               "whole)", file=sys.stderr)
         return 130
-    except (OSError, SeriesConfigError, SourceError) as error:
-        hint = getattr(error, "hint", "")
-        print(f"error: {error}" + (f"\n  hint: {hint}" if hint else ""), file=sys.stderr)
-        return 2
+    except CodeproofError as error:
+        return fail(error)
+    except OSError as error:
+        return fail(CodeproofError(str(error)))
+
+
+def fail(error: CodeproofError, where: str = "error") -> int:
+    """The one way the command line reports an error: its message and hint on stderr; its exit status."""
+    print(error.shown(where), file=sys.stderr)
+    return error.exit_code
 
 
 # Below this similarity (Checked.similarity: the share of a quote's characters that its closest run
@@ -149,29 +158,23 @@ def drift(series, posts, args) -> int:
     """The drift report; 1 when a quote changed or is gone (or an output would change), 2 when REF cannot
     be fetched."""
     if args.to_release and not VERSION_RE.match(args.to_release):
-        print(f"error: {args.to_release!r} is not a version\n  hint: e.g. --to-release 1.9.2", file=sys.stderr)
-        return 2
+        raise UsageError(f"{args.to_release!r} is not a version", hint="e.g. --to-release 1.9.2")
     if args.report and (args.report.is_dir() or not args.report.resolve().parent.is_dir()):
-        print(f"error: --report {args.report} is not a file in an existing folder", file=sys.stderr)
-        return 2
+        raise UsageError(f"--report {args.report} is not a file in an existing folder")
     engine = Engine(series)
     git = engine.store.git
-    try:
-        if args.to_release:
-            files, sha256 = release_files(f"{series.baseline.sdist.partition('==')[0] or 'autograd'}=={args.to_release}",
-                                          series.cache_dir)
-            there = f"release {args.to_release} (sdist SHA-256 {sha256})"
+    if args.to_release:
+        files, sha256 = release_files(f"{series.baseline.sdist.partition('==')[0] or 'autograd'}=={args.to_release}",
+                                      series.cache_dir)
+        there = f"release {args.to_release} (sdist SHA-256 {sha256})"
 
-            def read(ref):
-                if ref.path not in files:
-                    raise not_there(ref, f"the release archive of {args.to_release}", sorted(files))
-                return files[ref.path]
-        else:
-            there = git.resolve(series.baseline.repo, args.to, args.remote)
-            read = git.fetch  # git has checked every object it received
-    except SourceError as error:
-        print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
-        return 2
+        def read(ref):
+            if ref.path not in files:
+                raise not_there(ref, f"the release archive of {args.to_release}", sorted(files))
+            return files[ref.path]
+    else:
+        there = git.resolve(series.baseline.repo, args.to, args.remote)
+        read = git.fetch  # git has checked every object it received
     drifts = compare(engine, posts, there, read)
     ran, outputs_change = [], False
     if args.run:
@@ -198,30 +201,24 @@ def rebase_to(series, posts, config_file: Path, args) -> int:
     """Move the baseline to --to in one reviewable step (a clean working tree, so `git diff` shows all of it)."""
     status = subprocess.run(["git", "-C", str(series.root), "status", "--porcelain"], capture_output=True, text=True)
     if status.returncode != 0 or status.stdout.strip():
-        print("error: rebase needs a clean git working tree, so that `git diff` shows what it changed\n"
-              "  hint: commit or stash your changes first", file=sys.stderr)
-        return 2
+        raise UsageError("rebase needs a clean git working tree, so that `git diff` shows what it changed",
+                         hint="commit or stash your changes first")
     engine = Engine(series, store=default_store(series, fresh=True))  # every file fetched and checked anew
     git = engine.store.git
     version = args.release or (RELEASE_TAG.match(args.to).group(1) if RELEASE_TAG.match(args.to) else None)
     if not version or not VERSION_RE.match(version):
-        print(f"error: {args.to!r} does not name a release: the baseline is a release, whose autograd the "
-              "experiments run (requirements.txt pins it from PyPI)\n  hint: name its tag (v1.9.2), or "
-              "--release VERSION; to see what a commit changes, use drift", file=sys.stderr)
-        return 2
-    try:
-        commit = git.resolve(series.baseline.repo, args.to, args.remote)
-        pin = f"{(series.baseline.sdist or 'autograd==').partition('==')[0]}=={version}"
-        files, sha256 = release_files(pin, series.cache_dir)
-        release = Release(version, pin, sha256, files)
-        differs = release_differs(release, lambda path: _blob_or_none(git, FileRef(series.baseline.repo, commit, path)))
-        if differs:
-            raise SourceError(f"the release archive {pin} holds {differs} otherwise than {args.to} ({commit[:7]})",
-                              hint="name the release's own tag, or --release the version that REF is")
-        said = rebase(engine, posts, commit, release, config_file)
-    except (SourceError, RebaseRefused) as error:
-        print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
-        return 2
+        raise UsageError(f"{args.to!r} does not name a release: the baseline is a release, whose autograd the "
+                         "experiments run (requirements.txt pins it from PyPI)",
+                         hint="name its tag (v1.9.2), or --release VERSION; to see what a commit changes, use drift")
+    commit = git.resolve(series.baseline.repo, args.to, args.remote)
+    pin = f"{(series.baseline.sdist or 'autograd==').partition('==')[0]}=={version}"
+    files, sha256 = release_files(pin, series.cache_dir)
+    release = Release(version, pin, sha256, files)
+    differs = release_differs(release, lambda path: _blob_or_none(git, FileRef(series.baseline.repo, commit, path)))
+    if differs:
+        raise SourceError(f"the release archive {pin} holds {differs} otherwise than {args.to} ({commit[:7]})",
+                          hint="name the release's own tag, or --release the version that REF is")
+    said = rebase(engine, posts, commit, release, config_file)
     print("\n".join(line for line in said if line))
     print("next: ./dev.sh check (it runs the experiments against the new baseline), then commit", file=sys.stderr)
     return 0
@@ -266,7 +263,7 @@ def lock(series, posts) -> int:
         try:
             data, provider = store.fetch(ref)
         except SourceError as error:
-            print(f"{ref}: {error}\n  hint: {error.hint}", file=sys.stderr)
+            fail(error, where=str(ref))
             failures += 1
             continue
         sha = git_blob_sha1(data)

@@ -6,7 +6,8 @@ commit, which is fetched with git (git checks every object it receives; no lock 
 - moved: the same text, inside the symbol, at other numbers;
 - changed: the symbol is there but the text differs (a diff against its closest run);
 - gone: the file or the symbol is not there.
-Nothing in the repository is written.
+`compare` writes nothing; `rebase` moves the baseline there, rewriting the posts' changed quotes, mkdocs.yml,
+requirements.txt and the lock.
 """
 
 from __future__ import annotations
@@ -19,16 +20,17 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
-from .compare import outputs_match
-from .engine import Engine, run_failure, source_ref
-from .experiments import ExperimentRunner
-from .filesystem import read_text, write_atomically
-from .rewrite import rewrite_post
-from .sources import SourceError, git_blob_sha1
-from .structure import Block, BlockKind, Checked, FileRef, ParsedPost
-from .symbols import SymbolError, SymbolIndex, parse_symbols
-from .verify import verify_source_quote
-from .yamledit import with_values
+from codeproof.common.errors import CodeproofError
+from codeproof.experiments.compare import outputs_match
+from codeproof.engine import Engine, run_failure, source_ref
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.common.filesystem import read_text, write_atomically
+from codeproof.series.rewrite import rewrite_post
+from codeproof.quotes.sources import SourceError, git_blob_sha1
+from codeproof.common.structure import Block, BlockKind, Checked, FileRef, ParsedPost
+from codeproof.quotes.symbols import SymbolError, SymbolIndex, parse_symbols
+from codeproof.quotes.verify import verify_source_quote
+from codeproof.common.yamledit import with_values
 
 
 class Status(Enum):
@@ -184,10 +186,8 @@ def release_differs(release: Release, read: Callable[[str], bytes | None]) -> st
     return None
 
 
-class RebaseRefused(Exception):
-    def __init__(self, message: str, hint: str):
-        super().__init__(message)
-        self.hint = hint
+class RebaseRefused(CodeproofError):
+    """The baseline cannot be moved whole: nothing was written."""
 
 
 def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Release, config_file: Path) -> list[str]:

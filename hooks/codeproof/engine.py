@@ -8,14 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from . import render, resources
-from .markers import marker_kind
-from .compare import Reconciled, normalize, output_diff, reconcile
-from .config import Baseline, Series
-from .experiments import ExperimentRunner
-from .sources import SourceError, SourceStore, default_store
-from .structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
-from .verify import verify_script_quote, verify_source_quote
+from codeproof.site import render
+from codeproof.experiments import resources
+from codeproof.common.markers import marker_kind
+from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
+from codeproof.series.config import Baseline, Series
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.quotes.sources import SourceError, SourceStore, default_store
+from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
+from codeproof.quotes.verify import verify_script_quote, verify_source_quote
 
 
 @dataclass

@@ -12,7 +12,7 @@ so comments, CDATA and broken markup end where a browser ends them), and:
   `javascript:`, `vbscript:` or `data:` address, and no media loaded from another host (it could
   change after the build); no bidirectional control character (it can make text read as another);
 - the page must hold exactly as many sealed cards as the engine verified blocks;
-- a block marker (however written: see blocks.skeleton) in the page's text or in the text attributes a
+- a block marker (however written: see codeproof.common.markers.skeleton) in the page's text or in the text attributes a
   reader sees (alt, title...), outside a sealed card or box, a single inline code span, and the code of
   a highlighted Markdown example (a fence that says `markdown`), means a block escaped verification.
   Prose that mentions a marker writes it as inline code.
@@ -28,10 +28,10 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
-from .markers import MARKER, kind_named, skeleton
-from .filesystem import shown_path
-from .render import SEAL_ATTRIBUTE
-from .structure import BlockKind, Problem
+from codeproof.common.markers import MARKER, kind_named, skeleton
+from codeproof.common.filesystem import shown_path
+from codeproof.site.render import SEAL_ATTRIBUTE
+from codeproof.common.structure import BlockKind, Problem
 
 KINDS = {kind.value for kind in BlockKind}
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}

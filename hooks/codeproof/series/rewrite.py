@@ -9,10 +9,10 @@ import codecs
 import difflib
 from pathlib import Path
 
-from .blocks import FENCE_RE
-from .filesystem import write_atomically
-from .fences import fence_for
-from .structure import Checked, ParsedPost
+from codeproof.series.blocks import FENCE_RE
+from codeproof.common.filesystem import write_atomically
+from codeproof.common.fences import fence_for
+from codeproof.common.structure import Checked, ParsedPost
 
 
 def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:

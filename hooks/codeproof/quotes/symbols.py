@@ -16,6 +16,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from codeproof.common.errors import CodeproofError
+
 CALL_RE = re.compile(r"^\s*([A-Za-z_][\w.]*\s*\(.*\))\s*(?:,\s*(.*))?$")
 NAME_RE = re.compile(r"^\s*([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\s*(?:,\s*(.*))?$")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -38,10 +40,8 @@ class SymbolSpec:
     description: str  # the free words after the comma, if any
 
 
-class SymbolError(ValueError):
-    def __init__(self, message: str, hint: str = ""):
-        super().__init__(message)
-        self.hint = hint
+class SymbolError(CodeproofError):
+    """A Symbol: line that names nothing the file defines, or that cannot be read."""
 
 
 def parse_symbols(field: str) -> list[SymbolSpec]:

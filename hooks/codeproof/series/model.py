@@ -11,9 +11,9 @@ from collections.abc import Iterable
 
 from pymdownx.slugs import slugify
 
-from .config import MAX_NUMBER
-from .prose import first_paragraph, reading_minutes
-from .structure import BlockKind, Entry, FrontMatter, ParsedPost, Problem, SeriesModel, chinese_number
+from codeproof.series.config import MAX_NUMBER
+from codeproof.series.prose import first_paragraph, reading_minutes
+from codeproof.common.structure import BlockKind, Entry, FrontMatter, ParsedPost, Problem, SeriesModel, chinese_number
 
 
 POSTS = "posts/"  # every page in docs/posts/ is a series post

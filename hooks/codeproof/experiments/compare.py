@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from .structure import Tolerance
+from codeproof.common.structure import Tolerance
 
 NUMBER_RE = re.compile(r"([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
 

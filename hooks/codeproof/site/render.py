@@ -11,35 +11,12 @@ from __future__ import annotations
 import secrets
 import textwrap
 
-import jinja2
-from markupsafe import Markup, escape
 
-from .fences import fence
-from .structure import BlockKind, Excerpt, FileRef, Problem
+from codeproof.common.fences import fence
+from codeproof.common.structure import BlockKind, Excerpt, FileRef, Problem
+from codeproof.common.templates import TEMPLATES
 
 SEAL_ATTRIBUTE = "data-codeproof"
-
-TEMPLATES = jinja2.Environment(
-    loader=jinja2.PackageLoader("codeproof", "templates"),
-    autoescape=True,
-    keep_trailing_newline=True,
-    auto_reload=False,  # they ship with the engine: no file check per card
-    undefined=jinja2.StrictUndefined,  # a name a template misspells fails, rather than rendering as nothing
-)
-
-
-MARKDOWN_SIGNS = set("\\`*_{}[]|!#~^=:")  # emphasis, code, attribute lists, links, table cells, headings, marks
-
-
-def cell(text: object) -> Markup:
-    """Text as the content of a Markdown table cell, list item or link text, shown as written: HTML-escaped,
-    and every sign Markdown (or an extension) reads written as a character reference, so none of them splits
-    a row, ends a link, emphasises or adds an attribute."""
-    return Markup("".join(f"&#{ord(ch)};" if ch in MARKDOWN_SIGNS else str(escape(ch)) for ch in str(text)))
-
-
-TEMPLATES.filters["cell"] = cell
-
 
 def new_seal() -> str:
     """A secret made anew for each build: what the engine renders carries it, what an author writes cannot

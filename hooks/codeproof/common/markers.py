@@ -9,7 +9,7 @@ import unicodedata
 
 from confusable_homoglyphs import confusables
 
-from .structure import BlockKind
+from codeproof.common.structure import BlockKind
 
 # Letters that ASCII itself has look-alikes for (0 for O, 1 l | for I); spaces of any width between letters.
 ASCII_LOOK_ALIKES = {"o": "[o0]", "i": "[i1l|]", "l": "[l1i|]"}
@@ -58,7 +58,7 @@ SHOWN = _Table(lambda ch: None if unicodedata.category(ch)[0] in "CM" and ch not
 def visible(text: str) -> str:
     """What a reader sees of the text: compatibility forms folded (NFKD: full-width, ligatures), accents and
     invisible characters dropped (format and control characters, combining marks, fillers)."""
-    if text.isascii():  # the common case, and NFKC leaves ASCII alone: drop control characters only
+    if text.isascii():  # the common case, and NFKD and NFC leave ASCII alone: drop control characters only
         return ASCII_CONTROLS.sub("", text)
     # Decomposed first, so that accents on letters (Ṭ, Ȯ) are marks too, and dropped with the invisible ones.
     return unicodedata.normalize("NFC", unicodedata.normalize("NFKD", text).translate(SHOWN))

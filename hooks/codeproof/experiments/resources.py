@@ -26,10 +26,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .markers import MARKER, skeleton
-from .fences import fence
-from .filesystem import shown_path
-from .structure import Problem
+from codeproof.common.markers import MARKER, skeleton
+from codeproof.common.fences import fence
+from codeproof.common.filesystem import shown_path
+from codeproof.common.structure import Problem
 
 EXPERIMENTS = "experiments"
 ARCHIVE_URL = "downloads/experiments.zip"

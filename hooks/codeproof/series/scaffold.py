@@ -10,12 +10,12 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from .config import MAX_NUMBER, Series
-from .filesystem import read_text, shown_path, write_atomically
-from .frontmatter import front_matter
-from .render import TEMPLATES
-from .structure import Problem, SeriesModel, chinese_number
-from .yamledit import without_item
+from codeproof.series.config import MAX_NUMBER, Series
+from codeproof.common.filesystem import read_text, shown_path, write_atomically
+from codeproof.series.frontmatter import front_matter
+from codeproof.common.templates import TEMPLATES
+from codeproof.common.structure import Problem, SeriesModel, chinese_number
+from codeproof.common.yamledit import without_item
 
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 MAX_TITLE, MAX_SLUG = 120, 60  # characters: a title fits a heading; a slug a file name and an address

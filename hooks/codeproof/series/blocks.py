@@ -13,10 +13,10 @@ import re
 import unicodedata
 from pathlib import Path
 
-from .config import SHA_RE, normal_path, valid_repo
-from .frontmatter import front_matter, split_front_matter
-from .markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visible
-from .structure import Block, BlockKind, FrontMatter, ParsedPost, Problem, Tolerance
+from codeproof.series.config import SHA_RE, normal_path, valid_repo
+from codeproof.series.frontmatter import front_matter, split_front_matter
+from codeproof.common.markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visible
+from codeproof.common.structure import Block, BlockKind, FrontMatter, ParsedPost, Problem, Tolerance
 
 KEYS = {  # kind -> (required keys, optional keys) of its header
     BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo", "Dedent")),

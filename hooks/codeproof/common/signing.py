@@ -11,7 +11,7 @@ import os
 import secrets
 from pathlib import Path
 
-from .filesystem import write_atomically
+from codeproof.common.filesystem import write_atomically
 
 KEY_BYTES = 32
 

@@ -24,8 +24,8 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Callable
 
-from .structure import LONE_CR, Block, BlockKind, Checked, Excerpt, FileRef, Problem
-from .symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
+from codeproof.common.structure import LONE_CR, Block, BlockKind, Checked, Excerpt, FileRef, Problem
+from codeproof.quotes.symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ import unicodedata
 
 import yaml
 
-from .markers import MARKER, skeleton
-from .structure import FrontMatter, Problem
+from codeproof.common.markers import MARKER, skeleton
+from codeproof.common.structure import FrontMatter, Problem
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML was built with it
 

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as etree
 from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
 
-from .markers import MARKER, skeleton
+from codeproof.common.markers import MARKER, skeleton
 
 HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # CJK ideographs
 WORD = re.compile(r"[A-Za-z0-9_]+")

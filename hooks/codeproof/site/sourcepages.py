@@ -20,14 +20,14 @@ from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 from selectolax.lexbor import LexborHTMLParser
 
-from .config import Series, in_ci
-from .namelinks import NAME_CLASSES, NameLinks, link_card_names
-from .render import SEAL_ATTRIBUTE
-from .resources import SOURCE_ROOT, source_raw_src
-from .signing import read_signed, secret_or_none, write_signed
-from .sources import SourceStore
-from .structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
-from .xref import cross_references
+from codeproof.series.config import Series, in_ci
+from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_card_names
+from codeproof.site.render import SEAL_ATTRIBUTE
+from codeproof.experiments.resources import SOURCE_ROOT, source_raw_src
+from codeproof.common.signing import read_signed, secret_or_none, write_signed
+from codeproof.quotes.sources import SourceStore
+from codeproof.common.structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
+from codeproof.site.xref import cross_references
 
 @dataclass(frozen=True)
 class Note:

@@ -19,17 +19,14 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from .config import SHA_RE, Baseline, in_ci, normal_path, valid_repo
-from .filesystem import write_atomically
-from .structure import FileRef
+from codeproof.series.config import SHA_RE, Baseline, in_ci, normal_path, valid_repo
+from codeproof.common.errors import CodeproofError
+from codeproof.common.filesystem import write_atomically
+from codeproof.common.structure import FileRef
 
 
-class SourceError(Exception):
-    """A file that cannot be had, or that is not what the lock says. Carries a hint."""
-
-    def __init__(self, message: str, hint: str = ""):
-        super().__init__(message)
-        self.hint = hint
+class SourceError(CodeproofError):
+    """A file that cannot be had, or that is not what the lock says."""
 
 
 class ProviderUnavailable(Exception):

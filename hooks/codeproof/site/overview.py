@@ -6,11 +6,11 @@ and `]` from splitting a table row or ending a link)."""
 
 from __future__ import annotations
 
-from . import resources
-from .config import MAX_NUMBER, Series
-from .render import TEMPLATES
-from .series_model import category_anchors
-from .structure import Entry, SeriesModel
+from codeproof.experiments import resources
+from codeproof.series.config import MAX_NUMBER, Series
+from codeproof.common.templates import TEMPLATES
+from codeproof.series.model import category_anchors
+from codeproof.common.structure import Entry, SeriesModel
 
 CATEGORIES = "<!-- series-categories -->"  # where a post's header links its categories, when the overview has it
 

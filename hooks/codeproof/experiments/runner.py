@@ -66,11 +66,11 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from .config import in_ci
-from .filesystem import write_atomically
-from .resources import Resource, read_resources
-from .signing import default_key_file, machine_secret
-from .structure import Problem, RunResult
+from codeproof.series.config import in_ci
+from codeproof.common.filesystem import write_atomically
+from codeproof.experiments.resources import Resource, read_resources
+from codeproof.common.signing import default_key_file, machine_secret
+from codeproof.common.structure import Problem, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import jedi
 
-from .config import in_ci
-from .signing import read_signed, secret_or_none, write_signed
-from .sources import git_blob_sha1
-from .structure import Definition, Reference, XrefIndex
+from codeproof.series.config import in_ci
+from codeproof.common.signing import read_signed, secret_or_none, write_signed
+from codeproof.quotes.sources import git_blob_sha1
+from codeproof.common.structure import Definition, Reference, XrefIndex
 
 LINKED_TYPES = ("function", "class", "module")
 INDEXING = 3  # of _compute: a change of what it finds changes this, so no index is taken from an older cache

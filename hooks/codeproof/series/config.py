@@ -22,8 +22,9 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 from mkdocs.exceptions import Abort, ConfigurationError
 
-from .markers import MARKER, skeleton
-from .structure import Problem, report
+from codeproof.common.errors import CodeproofError
+from codeproof.common.markers import MARKER, skeleton
+from codeproof.common.structure import Problem, report
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -185,7 +186,7 @@ class Series:
     source_pages: bool = True
 
 
-class SeriesConfigError(ValueError):
+class SeriesConfigError(CodeproofError):
     """mkdocs.yml cannot configure the series; `problems` says every reason, each at its line."""
 
     def __init__(self, problems: list[Problem]):
