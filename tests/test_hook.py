@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from codeproof.build import SiteBuild
 from codeproof.series.config import series_from_extra
 from codeproof.engine import Engine
 from codeproof.experiments.runner import ExperimentRunner
@@ -38,7 +39,7 @@ def slow_build(tmp_path):
     runner = ExperimentRunner(tmp_path, tmp_path / ".cache", timeout=120, output_cap=1024,
                               key_file=tmp_path / "cache.key")
     hook = load_hook()
-    hook.build = hook._Build(Engine(series, runner=runner), str(tmp_path / "site"))
+    hook.build, hook.site_dir = SiteBuild(Engine(series, runner=runner)), str(tmp_path / "site")
     runner.start("experiments/slow.py")
     time.sleep(1.5)  # under way
     yield hook, runner, tmp_path

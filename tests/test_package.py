@@ -137,7 +137,7 @@ def test_the_engine_has_no_import_cycle():
 
 # The engine's parts, bottom up, as the README's layout table lists them: its packages, then the modules that
 # drive them. A module imports modules of its own package (no cycle) and of the parts below its own, never above.
-LAYERS = ["common", "series", "quotes", "experiments", "site", "engine", "drift", "__main__"]
+LAYERS = ["common", "series", "quotes", "experiments", "site", "engine", "build", "drift", "__main__"]
 
 
 def layer_of(module: str) -> int:
@@ -180,3 +180,23 @@ def ast_docstring(path: Path) -> str:
 def test_the_engine_the_hook_and_the_benchmarks_hold_no_unused_import_or_name():
     done = subprocess.run([sys.executable, "-m", "pyflakes", "hooks", "bench"], cwd=ROOT, capture_output=True, text=True)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_mkdocs_is_imported_only_by_the_hook_and_the_module_that_reads_mkdocs_yml():
+    """The hook adapts MkDocs' events and objects; the engine works on plain values, so it can outlive MkDocs.
+    codeproof.series.config reads mkdocs.yml with MkDocs' own loader, so tags mean the same to both."""
+    import ast
+
+    importers = set()
+    for name, path in engine_modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+            if any(n == "mkdocs" or n.startswith("mkdocs.") for n in names):
+                importers.add(name)
+    assert importers == {"series.config"}
+
+
+def test_the_hook_stays_an_adapter():
+    lines = (ROOT / "hooks" / "series.py").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"hooks/series.py has {len(lines)} lines: move what is not MkDocs glue into codeproof"

@@ -3,10 +3,11 @@ quote each range; and the map of the package."""
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 from urllib.parse import quote, unquote, urljoin, urlsplit
-from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -17,6 +18,7 @@ from codeproof.site import xref
 from codeproof.__main__ import main as codeproof
 from codeproof.site.namelinks import NameLinks, link_card_names
 from codeproof.site.sourcepages import Note, SourceSite, link_post_cards
+from codeproof.series.config import Baseline
 from codeproof.common.structure import Excerpt, FileRef, Reference, XrefIndex
 from codeproof.site.xref import cross_references
 from conftest import git
@@ -298,7 +300,7 @@ def test_a_file_with_a_lone_carriage_return_links_no_card_name_to_another_names_
 
 def test_with_ci_a_card_is_linked_afresh_though_the_process_linked_it_before(monkeypatch):
     text = "from .core import foo, bar\n\n\ndef f():\n    a = foo()\n    b = bar()\n"
-    baseline = SimpleNamespace(repo="o/r", commit="c" * 40)
+    baseline = Baseline("o/r", "c" * 40, "1.0", None, None)
     quoted = [(FileRef("o/r", "c" * 40, "pkg/user.py"), Excerpt(5, 6, "    a = foo()\n    b = bar()"))]
     page = card_html(TWO_NAMES).replace(OPENING, '<div class="proof-card proof-card--source" data-codeproof="seal">')
 
@@ -410,3 +412,12 @@ def test_a_file_with_a_lone_carriage_return_keeps_its_lines_on_its_page_and_link
     assert [e.text() for e in html.css(".series-src__line")] == [line + "\n" for line in
                                                                  LONE_CR.replace("\r", "\u240d").split("\n")[:-1]]
     assert html.css("a.series-xref") == []
+
+
+@pytest.mark.parametrize("name, path", [("source-page", "source/pkg/core.py"), ("package-map", "source")])
+def test_a_published_source_page_and_the_package_map(built, golden, name, path):
+    """Pinned whole (the article the template writes from the engine's values), so a change to either shows."""
+    article = page(built, path).css_first("article")
+    html = re.sub(r"[0-9a-f]{40}", "<commit>", article.html)
+    html = re.sub(r"<code( title=\"<commit>\")?>[0-9a-f]{7}</code>", r"<code\1><short></code>", html)
+    golden(f"published-{name}.html", re.sub(r"(autograd|Python|numpy) [0-9.]+", r"\1 <version>", html) + "\n")

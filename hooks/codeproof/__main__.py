@@ -27,7 +27,7 @@ from codeproof.site import guard
 from codeproof.series.blocks import read_post
 from codeproof.series.config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
 from codeproof.drift import Release, as_json, compare, failed, output_changes, rebase, release_differs, summary
-from codeproof.engine import Engine, source_ref
+from codeproof.engine import Engine
 from codeproof.common.filesystem import shown_path, write_atomically
 from codeproof.series.rewrite import rewrite_post
 from codeproof.series.scaffold import new_post
@@ -255,7 +255,7 @@ def lock(series, posts) -> int:
     git fetch (git checks every object), or the release archive checked against its pinned SHA-256."""
     store = default_store(series, fresh=True)
     lock_file = store.lock
-    refs = sorted({source_ref(b, series.baseline) for p in posts for b in p.blocks if b.kind is BlockKind.SOURCE})
+    refs = sorted({series.baseline.ref_of(b) for p in posts for b in p.blocks if b.kind is BlockKind.SOURCE})
     failures = 0
     for ref in refs:
         if lock_file.expected(ref):

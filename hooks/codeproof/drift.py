@@ -22,7 +22,7 @@ from pathlib import Path
 
 from codeproof.common.errors import CodeproofError
 from codeproof.experiments.compare import outputs_match
-from codeproof.engine import Engine, run_failure, source_ref
+from codeproof.engine import Engine, run_failure
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.common.filesystem import read_text, write_atomically
 from codeproof.series.rewrite import rewrite_post
@@ -76,8 +76,8 @@ def compare(engine: Engine, posts: list[ParsedPost], there: str, read: Callable[
     found = []
     for post in posts:
         for block in post.blocks:
-            if block.kind is BlockKind.SOURCE and "Commit" not in block.fields and "Repo" not in block.fields:
-                drift = _drift(engine, block, replace(source_ref(block, baseline), commit=there), read)
+            if block.kind is BlockKind.SOURCE and block.follows_baseline:
+                drift = _drift(engine, block, replace(baseline.ref_of(block), commit=there), read)
                 found.append(replace(drift, block=block))
     return found
 

@@ -12,7 +12,7 @@ from codeproof.site import render
 from codeproof.experiments import resources
 from codeproof.common.markers import marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
-from codeproof.series.config import Baseline, Series
+from codeproof.series.config import Series
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.quotes.sources import SourceError, SourceStore, default_store
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
@@ -30,11 +30,6 @@ class ProvedPage:
     quoted: list[tuple[FileRef, Excerpt]] = field(default_factory=list)  # each verified REAL SOURCE card, in order
 
 
-def source_ref(block: Block, baseline: Baseline) -> FileRef:
-    """The upstream file a [REAL SOURCE] block quotes: its own Repo and Commit, else the baseline's."""
-    return FileRef(block.fields.get("Repo", baseline.repo), block.fields.get("Commit", baseline.commit), block.fields["File"])
-
-
 class Engine:
     def __init__(
         self, series: Series, store: SourceStore | None = None, runner: ExperimentRunner | None = None,
@@ -48,7 +43,7 @@ class Engine:
         )
 
     def ref_of(self, block: Block) -> FileRef:
-        return source_ref(block, self.series.baseline)
+        return self.series.baseline.ref_of(block)
 
     def start_experiments(self, posts: Iterable[ParsedPost]) -> None:
         """Start every experiment the posts' [OUTPUT] blocks need, before any page renders."""
@@ -103,7 +98,7 @@ class Engine:
             ref = self.ref_of(block)
             baseline = self.series.baseline
             onsite = (link(resources.source_page_url(ref.path)) + f"#L{excerpt.first}-L{excerpt.last}"  # the file's page on the site
-                      if self.series.source_pages and (ref.repo, ref.commit) == (baseline.repo, baseline.commit) else None)
+                      if self.series.source_pages and baseline.holds(ref) else None)
             return render.source_card(ref, block.fields["Symbol"], excerpt, self.seal, block.dedent, onsite)
         page = link(resources.script_page_url(block.fields["File"]))
         if block.kind is BlockKind.EXPERIMENT:

@@ -27,6 +27,8 @@ MARKER = (rf"\[\s*({_spelled('real')}[\W_]*{_spelled('source')}|{_spelled('exper
 # `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
 # (`[OUTPUT] 块记录输出`, `## `[OUTPUT]`：实验的输出`), a link (`[Output](…)`) or a link reference
 # (`[output]: https://…`) is prose.
+MARKER_RE = re.compile(MARKER, re.I)
+MARKUP_CHARACTERS = frozenset("<>&")  # what a theme, a feed or the navigation would publish as markup
 NEAR_MARKER_RE = re.compile(rf"^{MARKER}(?P<rest>.*)$", re.I | re.S)  # the rest is judged in marker_kind
 # Quote and list markers, admonitions and details (`!!! note`, `??? note`), headings, and emphasis or
 # code marks around the marker.
@@ -116,3 +118,15 @@ def marker_kind(line: str, prose_too: bool = False) -> BlockKind | None:
 def kind_named(word: str) -> BlockKind:
     """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
     return {"r": BlockKind.SOURCE, "e": BlockKind.EXPERIMENT, "o": BlockKind.OUTPUT, "0": BlockKind.OUTPUT}[word[0].lower()]
+
+
+def names_marker(text: str) -> bool:
+    """Whether a reader would read a block marker in `text`, however it is written (case, look-alike letters,
+    full-width brackets, invisible characters): text that is shown outside a verified card may not."""
+    return MARKER_RE.search(skeleton(text)) is not None
+
+
+def plain_text(text: str) -> bool:
+    """Text that a theme may print as HTML anywhere (a title in the navigation, every page's series bar): no
+    markup character and no marker."""
+    return not set(text) & MARKUP_CHARACTERS and not names_marker(text)

@@ -42,6 +42,12 @@ def mac(key: bytes, name: str, data: bytes) -> str:
     return hmac.new(key, name.encode("utf-8") + b"\0" + data, hashlib.sha256).hexdigest()
 
 
+def signed_by(key: bytes, name: str, data: bytes, signature: str | bytes) -> bool:
+    """Whether `signature` is the signature of `data` kept under `name` (compared in constant time)."""
+    given = signature.encode("utf-8") if isinstance(signature, str) else signature
+    return hmac.compare_digest(given, mac(key, name, data).encode("ascii"))
+
+
 def read_signed(path: Path, key: bytes | None) -> bytes | None:
     """What a signed file holds, or None if it is absent, unreadable or not signed with `key`."""
     if key is None:
@@ -50,7 +56,7 @@ def read_signed(path: Path, key: bytes | None) -> bytes | None:
         signature, _, data = path.read_bytes().partition(b"\n")
     except OSError:
         return None
-    return data if hmac.compare_digest(signature, mac(key, path.name, data).encode()) else None
+    return data if signed_by(key, path.name, data, signature) else None
 
 
 def write_signed(path: Path, key: bytes | None, data: bytes) -> None:

@@ -110,6 +110,12 @@ class Block:
         return self.line + self.quote_start - self.start + k
 
     @property
+    def follows_baseline(self) -> bool:
+        """Whether the block moves with the baseline: it names neither its own Commit nor its own Repo (even
+        one equal to the baseline's, which pins it there), so drift and rebase carry it to another commit."""
+        return "Commit" not in self.fields and "Repo" not in self.fields
+
+    @property
     def dedent(self) -> bool:
         """Whether its card shows the quote without the indentation its lines share (`Dedent: yes`, the default)."""
         return self.fields.get("Dedent", "yes") == "yes"

@@ -26,7 +26,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codeproof.common.markers import MARKER, skeleton
+from codeproof.common.markers import names_marker
 from codeproof.common.fences import fence
 from codeproof.common.filesystem import shown_path
 from codeproof.common.structure import Problem
@@ -106,7 +106,7 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
             problems.append(Problem(path, 1, f"its page would be the page of the folder {folder}/ (MkDocs makes "
                                              "index.md and README.md a folder's page), not a page of its own",
                                     hint="rename it"))
-        elif re.search(MARKER, skeleton(entry.name), re.I):  # the name heads its published page
+        elif names_marker(entry.name):  # the name heads its published page
             problems.append(Problem(path, 1, "the file name names a block marker, so its page would claim what "
                                              "nothing proved", hint="rename it"))
         elif entry.is_symlink():

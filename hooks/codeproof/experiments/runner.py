@@ -48,7 +48,6 @@ are the same versions. A cache is a convenience, never evidence:
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import logging
 import os
@@ -69,7 +68,7 @@ from pathlib import Path
 from codeproof.series.config import in_ci
 from codeproof.common.filesystem import write_atomically
 from codeproof.experiments.resources import Resource, read_resources
-from codeproof.common.signing import default_key_file, machine_secret
+from codeproof.common.signing import default_key_file, mac, machine_secret, signed_by
 from codeproof.common.structure import Problem, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
@@ -415,10 +414,6 @@ class ExperimentRunner:
                     self._key = b""
             return self._key or None
 
-    def _mac(self, key: bytes, entry: Path, body: dict) -> str:
-        text = entry.name + "\0" + json.dumps(body, sort_keys=True, ensure_ascii=False)
-        return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
-
     def _load(self, entry: Path, script: str, files: dict[str, bytes]) -> RunResult | None:
         """The cached run, if its entry is intact and every input it recorded is unchanged."""
         key = self._secret()
@@ -427,7 +422,7 @@ class ExperimentRunner:
         try:
             stored = json.loads(entry.read_text(encoding="utf-8"))
             body = stored["entry"]
-            if not hmac.compare_digest(stored["mac"], self._mac(key, entry, body)):
+            if not isinstance(stored["mac"], str) or not signed_by(key, entry.name, _signed_text(body), stored["mac"]):
                 raise ValueError("its checksum does not match its content")
             result = RunResult(**{**body, "cached": True})
         except (OSError, ValueError, KeyError, TypeError) as error:
@@ -448,7 +443,8 @@ class ExperimentRunner:
             return
         body = asdict(result)
         try:
-            data = json.dumps({"mac": self._mac(key, entry, body), "entry": body}, ensure_ascii=False, indent=1)
+            data = json.dumps({"mac": mac(key, entry.name, _signed_text(body)), "entry": body}, ensure_ascii=False,
+                              indent=1)
             write_atomically(entry, data.encode("utf-8"))
         except OSError as error:
             log.info(f"{result.script}: cannot write the experiment cache ({error}); "
@@ -595,6 +591,11 @@ def _stop(process: subprocess.Popen) -> None:
         except ProcessLookupError:
             pass
         process.wait()
+
+
+def _signed_text(body: dict) -> bytes:
+    """The bytes of a cache entry's body that its signature covers (keys sorted: the same body, the same bytes)."""
+    return json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")
 
 
 def _today() -> str:

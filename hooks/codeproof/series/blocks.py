@@ -15,7 +15,7 @@ from pathlib import Path
 
 from codeproof.series.config import SHA_RE, normal_path, valid_repo
 from codeproof.series.frontmatter import front_matter, split_front_matter
-from codeproof.common.markers import BLANKS, CONTAINER_RE, MARKER, marker_kind, skeleton, visible
+from codeproof.common.markers import BLANKS, CONTAINER_RE, marker_kind, names_marker, skeleton, visible
 from codeproof.common.structure import Block, BlockKind, FrontMatter, ParsedPost, Problem, Tolerance
 
 KEYS = {  # kind -> (required keys, optional keys) of its header
@@ -253,7 +253,7 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
             problem(0, f"unknown key {key!r}", f"{kind} takes {', '.join(known)}")
         if len(value) > MAX_FIELD:
             problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
-        elif re.search(MARKER, skeleton(value), re.I):  # shown in a verified card, it would claim what nothing proved
+        elif names_marker(value):  # shown in a verified card, it would claim what nothing proved
             problem(0, f"{key} names a block marker", "write it without the brackets")
     for key in required:
         if not fields.get(key) and key not in meant.values():  # a misspelt key says it already

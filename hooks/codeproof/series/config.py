@@ -23,8 +23,8 @@ from mkdocs.config.base import ValidationError
 from mkdocs.exceptions import Abort, ConfigurationError
 
 from codeproof.common.errors import CodeproofError
-from codeproof.common.markers import MARKER, skeleton
-from codeproof.common.structure import Problem, report
+from codeproof.common.markers import plain_text
+from codeproof.common.structure import Block, FileRef, Problem, report
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -111,7 +111,7 @@ def RepositoryPath(what: str, **kwargs) -> _Text:
 def PlainTitle() -> _Text:
     """Announced titles are printed in every post's series navigation and the overview: plain text,
     naming no marker."""
-    return _Text(lambda title: not set(title) & set("<>&") and not re.search(MARKER, skeleton(title), re.I),
+    return _Text(plain_text,
                  "plain text: it holds markup characters (<, > or &) or names a block marker")
 
 
@@ -170,6 +170,15 @@ class Baseline:
     version: str
     sdist: str | None
     sdist_sha256: str | None
+
+    def ref_of(self, block: Block) -> FileRef:
+        """The file a REAL SOURCE block quotes: its File at its own Repo and Commit, else the baseline's."""
+        return FileRef(block.fields.get("Repo", self.repo), block.fields.get("Commit", self.commit), block.fields["File"])
+
+    def holds(self, ref: FileRef) -> bool:
+        """Whether `ref` is a file of the baseline (its repository at the pinned commit): the files the source
+        pages publish and the cards link to."""
+        return (ref.repo, ref.commit) == (self.repo, self.commit)
 
 
 @dataclass(frozen=True)

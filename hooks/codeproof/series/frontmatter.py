@@ -8,7 +8,7 @@ import unicodedata
 
 import yaml
 
-from codeproof.common.markers import MARKER, skeleton
+from codeproof.common.markers import MARKUP_CHARACTERS, names_marker
 from codeproof.common.structure import FrontMatter, Problem
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML was built with it
@@ -19,7 +19,6 @@ FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
 # every page as they are, or changes how a page is made; they are refused, and dropped from the build.
 KEYS = ("title", "description", "series", "date", "categories", "tags", "hide")
 HIDEABLE = ("navigation", "toc", "footer", "tags", "feedback", "path")
-UNSAFE = "<>&"  # the tags, the navigation and the feed publish text values as markup
 
 
 def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
@@ -42,11 +41,11 @@ def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
             if any(unicodedata.category(ch)[0] == "C" for ch in value):  # a line break would start new Markdown
                 problems.append(problem(key, f"{key} {value!r} holds a line break or another control character",
                                         "write it on one line"))
-            elif set(value) & set(UNSAFE):
-                problems.append(problem(key, f"{key} {value!r} holds {''.join(sorted(set(value) & set(UNSAFE)))}, which "
+            elif set(value) & MARKUP_CHARACTERS:
+                problems.append(problem(key, f"{key} {value!r} holds {''.join(sorted(set(value) & MARKUP_CHARACTERS))}, which "
                                              "the navigation, tags and feed would publish as markup",
                                         "write it without <, > and & (use 与 or “and” for &)"))
-            elif re.search(MARKER, skeleton(value), re.I):
+            elif names_marker(value):
                 problems.append(problem(key, f"{key} {value!r} names a block marker, which would be published "
                                              "outside a verified card", "write it without the brackets"))
     for key in ("categories", "tags", "hide"):

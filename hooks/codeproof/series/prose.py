@@ -11,7 +11,7 @@ import xml.etree.ElementTree as etree
 from markdown import Markdown
 from markdown.treeprocessors import Treeprocessor
 
-from codeproof.common.markers import MARKER, skeleton
+from codeproof.common.markers import names_marker
 
 HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # CJK ideographs
 WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -49,7 +49,7 @@ class _FirstParagraph(Treeprocessor):
             text = re.sub("\x02[^\x03]*\x03", "", "".join(alone[0].itertext()))  # raw HTML, stashed: dropped
             text = html.unescape(text)  # code spans hold their text escaped
             text = " ".join(re.sub(r"[<>&]", "", text).split())
-            if text and not re.search(MARKER, skeleton(text), re.I):
+            if text and not names_marker(text):
                 self.text = text
                 break
         root.clear()

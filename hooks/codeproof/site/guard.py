@@ -28,7 +28,7 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.common.markers import MARKER, kind_named, skeleton
+from codeproof.common.markers import MARKER, kind_named, plain_text, skeleton
 from codeproof.common.filesystem import shown_path
 from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.common.structure import BlockKind, Problem
@@ -235,7 +235,7 @@ def check_titles(titles: list[str], where: str, lines: list[str]) -> list[Proble
     return [Problem(where, next((n for n, text in enumerate(lines, 1) if title in text), 1),
                     f"the nav title {title!r} holds markup characters (<, > or &) or names a block marker, and the "
                     "theme prints it as HTML on every page", hint="write the titles of the nav as plain text")
-            for title in titles if set(title) & set("<>&") or re.search(MARKER, skeleton(title), re.I)]
+            for title in titles if not plain_text(title)]
 
 
 def check_page(html: str, post: str, source_lines: list[str], first_line: int, proved_cards: int,

@@ -133,7 +133,7 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     SourceError when they cannot be had."""
     folders = sorted({block.fields["File"].split("/", 1)[0] for post in posts for block in post.blocks
                       if block.kind is BlockKind.SOURCE and "/" in block.fields.get("File", "")
-                      and "Commit" not in block.fields and "Repo" not in block.fields})
+                      and block.follows_baseline})
     files: dict[str, bytes] = {}
     for folder in folders:
         files.update(store.tree(series.baseline.repo, series.baseline.commit, folder))
@@ -149,7 +149,7 @@ def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]],
     cards = [(site.files[ref.path].decode("utf-8", "replace"), excerpt.first,
               NameLinks(site.index.references.get(ref.path, []), link,
                         key=None if in_ci() else (site.index.key, ref.path, page_url)))
-             if (ref.repo, ref.commit) == (baseline.repo, baseline.commit) and ref.path in site.files else None
+             if baseline.holds(ref) and ref.path in site.files else None
              for ref, excerpt in quoted]
     return link_card_names(html, f'<div class="proof-card proof-card--source" {SEAL_ATTRIBUTE}="{seal}"', cards)
 

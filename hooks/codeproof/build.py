@@ -1,0 +1,152 @@
+"""One build of the site, as the MkDocs hook drives it, in plain values: the posts read once, the series model,
+the pages and files the build adds, each post proved and its rendered page guarded, what the generated pages and
+the post headers show, and every problem found on the way. The hook passes MkDocs' events in as paths, URLs,
+text, dicts and callables (`href(url)`: a site URL as a link from the page at hand), and MkDocs' objects never
+reach here: a test drives a build without MkDocs."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Callable
+
+from markupsafe import Markup
+
+from codeproof.common.filesystem import shown_path
+from codeproof.common.structure import Problem, SeriesModel, report
+from codeproof.engine import Engine
+from codeproof.experiments import resources
+from codeproof.series import frontmatter
+from codeproof.series.blocks import parse_post, read_post
+from codeproof.series.model import posts_using, read_series
+from codeproof.series.prose import first_paragraph
+from codeproof.site import generated, guard, overview, sourcepages
+
+SCRIPT_TEMPLATE = "series-script.html"  # hooks/templates/: the theme templates of the pages the build adds
+SOURCE_TEMPLATE = "series-source.html"
+
+
+class SiteBuild:
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.series = SeriesModel(())  # from the posts' front matter
+        self.parsed = {}  # src_uri -> ParsedPost, parsed once
+        self.site = generated.GeneratedSite()  # the pages and files the build adds
+        self.outputs: dict[str, str] = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
+        self.quoted = []  # QuotedRange of every verified REAL SOURCE card at the baseline, with its post's section
+        self.category_index: str | None = None  # the overview's URL, when it lists the categories
+        self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
+
+    def read_posts(self, pages: list[tuple[Path, str, str]]) -> tuple[list[str], list[Problem]]:
+        """Read each Markdown page (its file, src_uri and URL) once and model the series from them: the notes
+        to log, and the problems that stop the build at once (a page that cannot even be read)."""
+        found = []
+        for path, src_uri, url in pages:
+            parsed, front = read_post(path, shown_path(path, self.engine.series.root))
+            self.parsed[src_uri] = parsed
+            found.append((front, parsed, src_uri, url))
+        self.series, problems, notes = read_series(found, self.engine.series.announced)
+        self.problems += problems
+        return notes, [p for parsed in self.parsed.values() if parsed.unreadable for p in parsed.problems]
+
+    def add_files(self, config_name: str, authors: Callable[[str], Path | None], log) -> list[str]:
+        """Start the experiments (they run while pages render), and plan the pages and files the build adds
+        (self.site). `authors(src_uri)` is the author's file at a path, if any; returns the src_uris of those
+        a generated file replaces (each a problem)."""
+        self.engine.start_experiments(self.parsed.values())
+        published, problems = self.engine.runner.published()  # experiments/, read once per build
+        self.problems += problems
+        self.site = generated.generated_site(self.engine, self.series, self.parsed, published, config_name, log)
+        taken = {file.src_uri: authors(file.src_uri) for file in self.site.files}
+        root = self.engine.series.root
+        replaced = generated.taken(self.site, {src: shown_path(path, root) for src, path in taken.items() if path})
+        self.problems += self.site.problems
+        return replaced
+
+    def page_markdown(self, src_uri: str, markdown: str, meta: dict, page_url: str, homepage: bool, href) -> str:
+        """A page's Markdown as it renders: a generated page's meta (title, template) filled in; a post with
+        every block proved and its meta kept to the known keys and given its description."""
+        title = self.site.page_title(src_uri)
+        if title is not None:  # a page the build adds: its template writes it from values
+            script = src_uri in self.site.script_pages
+            # Escaped now: the search index takes the title before the page's context, and Material shows it as HTML.
+            meta.update(title=Markup.escape(title), template=SCRIPT_TEMPLATE if script else SOURCE_TEMPLATE)
+            if not script:  # search leaves the package's code out, so it never drowns the posts
+                meta["search"] = {"exclude": True}
+            return markdown
+        parsed = self.parsed.get(src_uri)
+        if parsed is None:  # a page another plugin added
+            return markdown
+        for key in set(meta) - set(frontmatter.KEYS):  # reported when read; never rendered
+            del meta[key]
+        if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got
+            parsed = parse_post(parsed.post, markdown, 1)
+        proved = self.engine.prove_page(parsed, href)
+        self.problems += proved.problems
+        self.warnings += proved.warnings
+        self.outputs.update(proved.outputs)
+        self.proved[src_uri] = (parsed, proved)
+        # For <meta> and the feed. Unsealed, a page that did not change reads as last build's (first_paragraph keeps it).
+        meta.setdefault("description", first_paragraph(guard.unseal(proved.markdown, self.engine.seal)))
+        if not homepage:
+            return proved.markdown
+        self.category_index = page_url if overview.CATEGORIES in proved.markdown else None
+        experiments = {script["path"]: posts_using(self.series, self.parsed, script["path"])
+                       for script in self.site.script_pages.values()}
+        return overview.fill(proved.markdown, self.engine.series, self.series, self.site.archive, experiments)
+
+    def page_content(self, src_uri: str, html: str, page_url: str, href) -> str:
+        """A post's rendered HTML once the guard has read it: its problems in its place where it fails, else its
+        cards' names linked to their definitions and the seal removed."""
+        if src_uri not in self.proved:  # a page the build adds: no blocks
+            return html
+        parsed, proved = self.proved[src_uri]
+        seal, sources, baseline = self.engine.seal, self.site.sources, self.engine.series.baseline
+        found = guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal, proved.accounted)
+        self.problems += found
+        if found:  # serve shows the problems instead of the page; a build fails on them
+            return f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>'
+        entry = self.series.post_at(src_uri)
+        if entry and sources is not None:  # where the source pages say this post quotes their lines
+            self.quoted += generated.quoted_ranges(entry, proved.quoted, sourcepages.card_sections(html), baseline, sources)
+        if sources is not None:  # after the guard: the links are the engine's, from the index
+            html = sourcepages.link_post_cards(html, seal, proved.quoted, sources, baseline, page_url, source_line(href))
+        return guard.unseal(html, seal)
+
+    def page_context(self, src_uri: str, meta: dict, href) -> dict:
+        """What the theme's template of a page shows beyond MkDocs' own: a source page's or the map's values, a
+        script page's, or a post's header. Generated pages render after the posts, so `quoted` is whole. The
+        front matter that the theme writes into HTML and attributes unescaped (MkDocs' template environment does
+        not autoescape) is escaped in `meta` here, once; the feed has read it already."""
+        for key in ("title", "description"):
+            if isinstance(meta.get(key), str):
+                meta[key] = Markup.escape(meta[key])
+        if isinstance(meta.get("categories"), list):
+            meta["categories"] = [Markup.escape(str(category)) for category in meta["categories"]]
+        site, baseline, line = self.site, self.engine.series.baseline, source_line(href)
+        if site.sources is not None and (src_uri in site.source_pages or src_uri == resources.SOURCE_MAP_SRC):
+            path = site.source_pages.get(src_uri)
+            if path is None:
+                return {"source": None, "source_map": sourcepages.map_values(site.sources, self.quoted, baseline, line)}
+            return {"source": sourcepages.page_values(path, site.sources, self.quoted, baseline, line, href,
+                                                      self.engine.series.cache_dir), "source_map": None}
+        if src_uri in site.script_pages:
+            script = site.script_pages[src_uri]
+            return {"script": {**script, "download": href(script["path"]), "output": self.outputs.get(script["path"]),
+                               "posts": [(label, href(url)) for label, url in script["posts"]]}}
+        entry = self.series.post_at(src_uri)
+        if entry is None:  # not a series post (or one whose front matter is a problem already reported)
+            return {}
+        return {"series": generated.post_header(self.series, entry, baseline, self.category_index, href)}
+
+    def check_nav_titles(self, titles: list[str], config_file: Path) -> None:
+        """The theme prints navigation titles as HTML on every page (the posts' are their front matter's)."""
+        self.problems += guard.check_titles(titles, config_file.name, config_file.read_text(encoding="utf-8").split("\n"))
+
+
+def source_line(href) -> Callable[[str, int | None], str]:
+    """`link(path, n)`: the address of line n of a source page (its top without a number) from the page whose
+    links `href` makes."""
+    return lambda path, number: href(resources.source_page_url(path)) + (f"#L{number}" if number else "")
