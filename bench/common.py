@@ -154,6 +154,7 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     replaced as hooks/series.py does; experiment scripts become plain pages, as the hook publishes them.
     """
     from codeproof.experiments import resources
+    from codeproof.site import addresses
     from codeproof.series.blocks import parse_post
     from codeproof.series.frontmatter import split_front_matter
     from codeproof.series.config import load_series
@@ -180,7 +181,7 @@ def inline_site(site: Path, dst: Path, nav: list[tuple[str, str]]) -> Path:
     for script in resources.experiment_scripts(site):
         rel = script.relative_to(site).as_posix()
         files["docs/" + rel] = script.read_text(encoding="utf-8")
-        files["docs/" + resources.script_page_src(rel)] = resources.script_page(files["docs/" + rel])
+        files["docs/" + addresses.script_page_src(rel)] = addresses.script_page(files["docs/" + rel])
     return make_site(dst, files, nav, hook=False, base=site)
 
 

@@ -17,9 +17,8 @@ from codeproof.build import SiteBuild
 from codeproof.common.errors import CodeproofError
 from codeproof.common.structure import report
 from codeproof.engine import Engine
-from codeproof.experiments import resources
 from codeproof.series.config import series_from_extra
-from codeproof.site import generated, guard, navigation
+from codeproof.site import addresses, generated, guard, navigation
 from codeproof.site.tables import TableCells
 
 log = get_plugin_logger(__name__)
@@ -97,7 +96,7 @@ def on_page_content(html, page, config, files):
 def on_nav(nav, config, files):
     entries = [entry for entry in build.series.posts if entry.src_uri in nav_posts]
     posts = [files.get_file_from_path(entry.src_uri).page for entry in entries]
-    source_map = files.get_file_from_path(resources.SOURCE_MAP_SRC) if build.site.sources is not None else None
+    source_map = files.get_file_from_path(addresses.SOURCE_MAP_SRC) if build.site.sources is not None else None
     nav.pages = navigation.arrange(nav.items, posts, [entry.label for entry in entries], source_map and source_map.page,
                                    generated.SOURCE_MAP_TITLE)  # the map: the readers' way into the source pages
     build.check_nav_titles([item.title for item in navigation.walk(nav.items) if item.title and item not in posts],

@@ -13,6 +13,7 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.site import overview
 from codeproof.site import render
 from codeproof.experiments import resources
+from codeproof.site import addresses
 from codeproof.series.config import Baseline, Series
 from codeproof.series.model import series_bar, series_model
 from codeproof.common.structure import Entry, Excerpt, FileRef, Problem
@@ -56,7 +57,7 @@ def test_a_problem_box(golden):
 
 
 def test_a_script_page(golden):
-    golden("script-page.md", resources.script_page(CODE))
+    golden("script-page.md", addresses.script_page(CODE))
 
 
 def test_the_overview_tables_and_texts(golden):

@@ -164,6 +164,14 @@ def test_each_package_says_what_it_may_import_and_imports_no_more():
         assert said <= set(LAYERS[:LAYERS.index(package)]), package
 
 
+def test_each_package_names_every_module_it_holds():
+    for package in LAYERS[:5]:
+        doc = ast_docstring(ENGINE / package / "__init__.py")
+        held = {path.stem for path in (ENGINE / package).glob("*.py")} - {"__init__"}
+        named = set(re.findall(r"`(\w+)`", doc))
+        assert held <= named, f"{package}'s docstring does not name {sorted(held - named)}"
+
+
 def test_the_readme_lists_the_engines_parts_in_their_order():
     row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
                if line.startswith("| `hooks/codeproof/` |"))

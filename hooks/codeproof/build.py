@@ -15,7 +15,7 @@ from markupsafe import Markup
 from codeproof.common.filesystem import shown_path
 from codeproof.common.structure import Problem, SeriesModel, report
 from codeproof.engine import Engine
-from codeproof.experiments import resources
+from codeproof.site import addresses
 from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import posts_using, read_series
@@ -126,7 +126,7 @@ class SiteBuild:
         if isinstance(meta.get("categories"), list):
             meta["categories"] = [Markup.escape(str(category)) for category in meta["categories"]]
         site, baseline, line = self.site, self.engine.series.baseline, source_line(href)
-        if site.sources is not None and (src_uri in site.source_pages or src_uri == resources.SOURCE_MAP_SRC):
+        if site.sources is not None and (src_uri in site.source_pages or src_uri == addresses.SOURCE_MAP_SRC):
             path = site.source_pages.get(src_uri)
             if path is None:
                 return {"source": None, "source_map": sourcepages.map_values(site.sources, self.quoted, baseline, line)}
@@ -149,4 +149,4 @@ class SiteBuild:
 def source_line(href) -> Callable[[str, int | None], str]:
     """`link(path, n)`: the address of line n of a source page (its top without a number) from the page whose
     links `href` makes."""
-    return lambda path, number: href(resources.source_page_url(path)) + (f"#L{number}" if number else "")
+    return lambda path, number: href(addresses.source_page_url(path)) + (f"#L{number}" if number else "")

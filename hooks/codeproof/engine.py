@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from codeproof.site import render
-from codeproof.experiments import resources
+from codeproof.site import addresses
 from codeproof.common.markers import marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series
@@ -97,10 +97,10 @@ class Engine:
         if block.kind is BlockKind.SOURCE:
             ref = self.ref_of(block)
             baseline = self.series.baseline
-            onsite = (link(resources.source_page_url(ref.path)) + f"#L{excerpt.first}-L{excerpt.last}"  # the file's page on the site
+            onsite = (link(addresses.source_page_url(ref.path)) + f"#L{excerpt.first}-L{excerpt.last}"  # the file's page on the site
                       if self.series.source_pages and baseline.holds(ref) else None)
             return render.source_card(ref, block.fields["Symbol"], excerpt, self.seal, block.dedent, onsite)
-        page = link(resources.script_page_url(block.fields["File"]))
+        page = link(addresses.script_page_url(block.fields["File"]))
         if block.kind is BlockKind.EXPERIMENT:
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal,
                                           block.dedent)

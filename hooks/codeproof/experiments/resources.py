@@ -20,14 +20,12 @@ import hashlib
 import io
 import os
 import re
-import shlex
 import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from codeproof.common.markers import names_marker
-from codeproof.common.fences import fence
 from codeproof.common.filesystem import shown_path
 from codeproof.common.structure import Problem
 
@@ -176,43 +174,3 @@ def build_archive(root: Path, series_name: str, files: list[Resource]) -> Archiv
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, entries[name], compresslevel=9)
     return Archive(buffer.getvalue())
-
-
-SOURCE_ROOT = "source"  # source/autograd/core.py/ is the page of upstream's autograd/core.py at the pin
-
-
-def source_page_src(path: str) -> str:
-    return f"{SOURCE_ROOT}/{path}.md"
-
-
-def source_page_url(path: str) -> str:
-    return f"{SOURCE_ROOT}/{path}/"
-
-
-def source_raw_src(path: str) -> str:
-    """Where an upstream file's bytes are published, to download (a page's folder cannot share its name)."""
-    return f"{SOURCE_ROOT}/raw/{path}"
-
-
-SOURCE_MAP_SRC = f"{SOURCE_ROOT}/index.md"
-
-
-def script_page_src(script: str) -> str:
-    """Where the page publishing a script sits among the docs: experiments/x.py -> experiments/x.md."""
-    return script[: -len(".py")] + ".md"
-
-
-def script_page_url(script: str) -> str:
-    """Its site URL (directory URLs): experiments/x.py -> experiments/x/."""
-    return script[: -len(".py")] + "/"
-
-
-def script_page(text: str) -> str:
-    """Markdown of the page that shows one script whole, with its line numbers. Its name, download link and
-    command are the theme template's (series-script.html), given as values, not written into Markdown."""
-    return fence(text.rstrip("\n"), "python", 'linenums="1"') + "\n"
-
-
-def script_command(script: str) -> str:
-    """The command that runs a script in the readers' resource directory, shell-quoted."""
-    return f"python -B {shlex.quote(script)}"

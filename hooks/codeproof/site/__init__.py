@@ -1,5 +1,6 @@
 """What readers get beyond the verified blocks: the cards and error boxes, sealed (`render`), the guard that
 reads each rendered page as a browser does (`guard`), the overview's generated lists (`overview`), the source
 pages of the pinned package (`sourcepages`) with their cross-references (`xref`, jedi) and linked names
-(`namelinks`), and tables that read on a phone (`tables`). It imports `codeproof.common`, `codeproof.series`,
-`codeproof.quotes` and `codeproof.experiments`."""
+(`namelinks`), where each generated page is published (`addresses`), the pages a build adds (`generated`), the
+series in the navigation (`navigation`), and tables that read on a phone (`tables`). It imports
+`codeproof.common`, `codeproof.series`, `codeproof.quotes` and `codeproof.experiments`."""

@@ -12,7 +12,7 @@ from codeproof.experiments import resources
 from codeproof.experiments.resources import Archive, Resource
 from codeproof.quotes.sources import SourceError
 from codeproof.series.model import category_anchors, posts_using, series_bar
-from codeproof.site import sourcepages
+from codeproof.site import addresses, sourcepages
 
 SOURCE_MAP_TITLE = "源码地图"
 
@@ -40,7 +40,7 @@ class GeneratedSite:
         """The title of a page this build generated, or None for the author's pages."""
         if src_uri in self.source_pages:
             return self.source_pages[src_uri]
-        if src_uri == resources.SOURCE_MAP_SRC:
+        if src_uri == addresses.SOURCE_MAP_SRC:
             return SOURCE_MAP_TITLE
         if src_uri in self.script_pages:
             return self.script_pages[src_uri]["name"]
@@ -54,12 +54,12 @@ def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], pu
     site = GeneratedSite()
     for resource in (r for r in published if r.is_script):
         site.files.append(Generated(resource.path, resource.data))  # the bytes read, not the path
-        src = resources.script_page_src(resource.path)
+        src = addresses.script_page_src(resource.path)
         site.script_pages[src] = {
             "path": resource.path, "name": resource.path.rsplit("/", 1)[-1],
-            "command": resources.script_command(resource.path),
+            "command": addresses.script_command(resource.path),
             "posts": [(post.label, post.url) for post in posts_using(model, parsed, resource.path)]}
-        site.files.append(Generated(src, resources.script_page(resource.data.decode("utf-8")), in_nav=False))
+        site.files.append(Generated(src, addresses.script_page(resource.data.decode("utf-8")), in_nav=False))
     site.archive = resources.build_archive(engine.series.root, engine.series.name, published)
     site.files.append(Generated(resources.ARCHIVE_URL, site.archive.data))
     if engine.series.source_pages:  # the quoted package at the pin, a page per file (the map in the nav)
@@ -69,11 +69,11 @@ def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], pu
             site.problems.append(Problem(config_name, 1, f"the source pages: {error}", hint=error.hint))
     if site.sources is not None:
         for path, data in sorted(site.sources.files.items()):
-            site.files.append(Generated(resources.source_raw_src(path), data))
+            site.files.append(Generated(addresses.source_raw_src(path), data))
             if path.endswith(".py"):
-                site.source_pages[resources.source_page_src(path)] = path
-                site.files.append(Generated(resources.source_page_src(path), "", in_nav=False))
-        site.files.append(Generated(resources.SOURCE_MAP_SRC, "", in_nav=False))
+                site.source_pages[addresses.source_page_src(path)] = path
+                site.files.append(Generated(addresses.source_page_src(path), "", in_nav=False))
+        site.files.append(Generated(addresses.SOURCE_MAP_SRC, "", in_nav=False))
     return site
 
 

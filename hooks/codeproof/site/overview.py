@@ -7,6 +7,8 @@ and `]` from splitting a table row or ending a link)."""
 from __future__ import annotations
 
 from codeproof.experiments import resources
+
+from codeproof.site import addresses
 from codeproof.series.config import MAX_NUMBER, Series
 from codeproof.common.templates import TEMPLATES
 from codeproof.series.model import category_anchors
@@ -30,7 +32,7 @@ def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.A
         "<!-- experiment-environment -->": markdown_of("environment.md", pins=pins),
         "<!-- experiment-archive -->": markdown_of("archive.md", archive=archive, url=resources.ARCHIVE_URL),
         "<!-- series-posts -->": markdown_of("posts.md", model=model),
-        "<!-- series-experiments -->": markdown_of("experiments.md", page=resources.script_page_src, experiments=sorted(
+        "<!-- series-experiments -->": markdown_of("experiments.md", page=addresses.script_page_src, experiments=sorted(
             experiments.items(), key=lambda item: ([post.number for post in item[1]] or [MAX_NUMBER + 1], item[0]))),
         CATEGORIES: markdown_of("categories.md", categories=model.categories(), anchors=category_anchors(model)),
     }

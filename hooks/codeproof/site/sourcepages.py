@@ -23,7 +23,7 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.series.config import Series, in_ci
 from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_card_names
 from codeproof.site.render import SEAL_ATTRIBUTE
-from codeproof.experiments.resources import SOURCE_ROOT, source_raw_src
+from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
 from codeproof.common.structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
