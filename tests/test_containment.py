@@ -25,13 +25,12 @@ import yaml
 from mkdocs.config import load_config
 
 from codeproof.experiments.runner import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
+from codeproof.common.filesystem import FILE_HINT, LINK_HINT, RENAME_HINT
 from codeproof.common.structure import Problem
 from codeproof.experiments.resources import Resource, build_archive, read_resources
 from conftest import ROOT, mkdocs
 from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401
 
-LINK_HINT = "replace the link with a copy of the file it points to, or delete it"
-FILE_HINT = "keep only regular files in experiments/: replace it with a copy of the file, or delete it"
 HOSTILE = 'x"><img src=x onerror=alert(1)>.py'
 
 # Why the bubblewrap tests skip (outside CI; under CI=true a skip fails): what is missing and how to get it.
@@ -294,22 +293,22 @@ def test_a_symlink_in_experiments_is_a_problem_and_is_not_read(root):
     os.symlink("/etc/passwd", root / "experiments" / "passwd.py")
     files, problems = read_resources(root)
     assert [f.path for f in files] == ["experiments/a.py"]
-    assert problems == [Problem("experiments/passwd.py", 1, "a symbolic link (to /etc/passwd); only regular files "
-                                "inside the repository are published", hint=LINK_HINT)]
+    assert problems == [Problem("experiments/passwd.py", 1, "a symbolic link (to /etc/passwd): the site would publish "
+                                "whatever it leads to", hint=LINK_HINT)]
 
 
 def test_a_symlinked_folder_is_a_problem_and_is_not_walked(root):
     os.symlink("/etc", root / "experiments" / "etc")
     files, problems = read_resources(root)
     assert files == []
-    assert problems == [Problem("experiments/etc", 1, "a symbolic link (to /etc); only regular files inside the "
-                                "repository are published", hint=LINK_HINT)]
+    assert problems == [Problem("experiments/etc", 1, "a symbolic link (to /etc): the site would publish whatever "
+                                "it leads to", hint=LINK_HINT)]
 
 
 def test_a_symlinked_experiments_folder_is_a_problem(tmp_path):
     os.symlink("/etc", tmp_path / "experiments")
-    assert read_resources(tmp_path) == ([], [Problem("experiments", 1, "a symbolic link (to /etc); only regular "
-                                                     "files inside the repository are published", hint=LINK_HINT)])
+    assert read_resources(tmp_path) == ([], [Problem("experiments", 1, "a symbolic link (to /etc): the site would "
+                                                     "publish whatever it leads to", hint=LINK_HINT)])
 
 
 def test_a_hard_link_is_a_problem(root):
@@ -338,8 +337,7 @@ def test_a_script_that_is_not_utf8_is_a_problem_naming_its_line(root):
 def test_a_file_name_that_is_not_printable_is_a_problem(root):
     write(root, "experiments/a\nb.py", printing("x"))
     assert read_resources(root) == ([], [Problem("experiments/a\\nb.py", 1, "the file name is not printable UTF-8, "
-                                                 "so it cannot be published", hint="rename it (letters, digits, "
-                                                 "'-', '_' and '.' are safe everywhere)")])
+                                                 "so it has no address", hint=RENAME_HINT)])
 
 
 @pytest.mark.parametrize("name", [".py", "..py", ".hidden.py", ".data"])
@@ -365,8 +363,7 @@ def test_a_symlinked_script_is_not_run(root, make_runner):
     result = runner.result(SCRIPT)
     assert runner.runs == 0
     assert not result.ok
-    assert result.stderr == ("cannot run it: a symbolic link (to /etc/passwd); only regular files inside the "
-                             "repository are published")
+    assert result.stderr == "cannot run it: a symbolic link (to /etc/passwd): the site would publish whatever it leads to"
 
 
 def test_a_symlink_is_not_in_the_archive(root):
@@ -473,8 +470,8 @@ def test_a_hostile_file_name_is_not_raw_html_in_the_search_index(hostile_site):
 def test_a_symlink_in_experiments_fails_the_build_naming_it(linked_site):
     _, done = linked_site
     assert done.returncode == 1
-    assert ("experiments/passwd.py:1: a symbolic link (to /etc/passwd); only regular files inside the repository "
-            f"are published\n  also at experiments/secrets.txt:1\n  hint: {LINK_HINT}") in done.stderr
+    assert ("experiments/passwd.py:1: a symbolic link (to /etc/passwd): the site would publish whatever it leads to"
+            f"\n  also at experiments/secrets.txt:1\n  hint: {LINK_HINT}") in done.stderr
 
 
 def test_a_symlink_in_experiments_is_published_nowhere(linked_site):

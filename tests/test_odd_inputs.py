@@ -9,6 +9,7 @@ import time
 import pytest
 
 from codeproof.__main__ import main as codeproof
+from codeproof.common.filesystem import FILE_HINT, LINK_HINT, RENAME_HINT
 from fixture_site import make_site, report
 
 
@@ -29,7 +30,6 @@ def reported_alike(log: str, err: str) -> tuple[str, str]:
     return report(log), report(err)[:-1]
 
 
-LINK_HINT = "replace it with a copy, or remove it"
 
 
 def test_a_post_that_is_a_fifo_fails_without_blocking(site, capsys):
@@ -39,8 +39,8 @@ def test_a_post_that_is_a_fifo_fails_without_blocking(site, capsys):
     expected = f"""\
 1 problem:
 
-docs/posts/fifo.md:1: not a regular file with one name, so it cannot be published
-  hint: {LINK_HINT}"""
+docs/posts/fifo.md:1: not a regular file, so it cannot be published
+  hint: {FILE_HINT}"""
     assert reported_alike(log, err) == (expected, expected)
 
 
@@ -63,11 +63,11 @@ def test_a_file_name_that_is_not_utf8_fails_the_build_naming_it(site):
     (site.root / "docs" / os.fsdecode(b"bad\xff.md")).write_text("# Bad\n", encoding="utf-8")
     built, log = site.build()
     assert built is None
-    assert report(log) == """\
+    assert report(log) == f"""\
 1 problem:
 
-docs/bad\\xff.md:1: the file name is not UTF-8 text, so it has no address
-  hint: rename it"""
+docs/bad\\xff.md:1: the file name is not printable UTF-8, so it has no address
+  hint: {RENAME_HINT}"""
 
 
 @pytest.mark.parametrize("name", ["page.html", "tamper.js", "picture.svg", "restyle.css", "page.shtml", "feed.xml"])

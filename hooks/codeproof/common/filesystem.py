@@ -1,4 +1,5 @@
-"""Small file utilities: write a file whole, and name a file as reports show it."""
+"""Small file utilities: write a file whole, name a file as reports show it, and the one policy of what a
+folder walked for publishing (docs/, experiments/) may hold."""
 
 from __future__ import annotations
 
@@ -21,6 +22,31 @@ def write_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# What to do about an entry that cannot be published, by why.
+RENAME_HINT = "rename it (letters, digits, '-', '_' and '.' are safe everywhere)"
+LINK_HINT = "replace the link with a copy of the file it points to, or delete it"
+FILE_HINT = "keep only folders and regular files: replace it with a copy of the file, or delete it"
+
+
+def unpublishable(path: Path, info: os.stat_result) -> tuple[str, str] | None:
+    """Why a folder entry (its lstat, or the fstat of the file opened) cannot be published as it is, and what
+    to do; None for a folder or a regular file with one name. A name that is not printable UTF-8 has no
+    address; a symbolic link would publish whatever it leads to, inside the repository or not (and a loop
+    never ends a walk); a FIFO or device hangs or leaks a reader; a hard link is also another file, maybe
+    outside the repository."""
+    if not path.name.isprintable():  # control characters, or bytes that are not UTF-8 (surrogates)
+        return "the file name is not printable UTF-8, so it has no address", RENAME_HINT
+    if stat.S_ISLNK(info.st_mode):
+        return f"a symbolic link (to {os.readlink(path)}): the site would publish whatever it leads to", LINK_HINT
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file, so it cannot be published", FILE_HINT
+    if info.st_nlink > 1:
+        return f"a hard link (the file has {info.st_nlink} names), so it cannot be published", FILE_HINT
+    return None
 
 
 def read_text(path: Path) -> tuple[str, str]:

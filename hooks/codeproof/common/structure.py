@@ -246,7 +246,7 @@ class Definition:
 class XrefIndex:
     references: dict[str, list[Reference]]  # by the file that uses the name
     definitions: dict[str, list[Definition]]  # the top-level ones of each file
-    key: str  # names what it is made of, the files' paths and blob SHA-1s (see xref.cross_references)
+    key: str  # names what it is made of: the files, the indexing's version and jedi's (see site.xref.cross_references)
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,12 @@ import hashlib
 import io
 import os
 import re
-import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from codeproof.common.markers import names_marker
-from codeproof.common.filesystem import shown_path
+from codeproof.common.filesystem import FILE_HINT, shown_path, unpublishable
 from codeproof.common.structure import Problem
 
 EXPERIMENTS = "experiments"
@@ -76,8 +75,9 @@ def read_resources(root: Path) -> tuple[list[Resource], list[Problem]]:
     found: list[Resource] = []
     problems: list[Problem] = []
     top = root / EXPERIMENTS
-    if top.is_symlink():
-        problems.append(_link_problem(top, EXPERIMENTS))
+    refused = unpublishable(top, top.lstat()) if os.path.lexists(top) else None
+    if refused:
+        problems.append(Problem(EXPERIMENTS, 1, refused[0], hint=refused[1]))
     elif top.is_dir():
         _read_folder(root, EXPERIMENTS, found, problems)
     return found, problems
@@ -93,9 +93,9 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
         path = f"{folder}/{entry.name}"
         if entry.name == "__pycache__":
             continue
-        if not entry.name.isprintable():  # control characters, or bytes that are not UTF-8 (surrogates)
-            problems.append(Problem(shown_path(path), 1, "the file name is not printable UTF-8, so it cannot be published",
-                                    hint="rename it (letters, digits, '-', '_' and '.' are safe everywhere)"))
+        refused = unpublishable(Path(entry.path), entry.stat(follow_symlinks=False))
+        if refused:
+            problems.append(Problem(shown_path(path), 1, refused[0], hint=refused[1]))
         elif entry.name.startswith("."):
             problems.append(Problem(path, 1, "the name is hidden (it starts with '.'), and MkDocs publishes no hidden "
                                              "file, so its link and page would be missing",
@@ -107,8 +107,6 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
         elif names_marker(entry.name):  # the name heads its published page
             problems.append(Problem(path, 1, "the file name names a block marker, so its page would claim what "
                                              "nothing proved", hint="rename it"))
-        elif entry.is_symlink():
-            problems.append(_link_problem(Path(entry.path), path))
         elif entry.is_dir(follow_symlinks=False):
             _read_folder(root, path, found, problems)
         else:
@@ -118,19 +116,15 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
 
 
 def _read_file(file: Path, path: str) -> tuple[Resource | None, Problem | None]:
-    hint = "keep only regular files in experiments/: replace it with a copy of the file, or delete it"
     try:
         # O_NOFOLLOW: a link put in its place since the listing is refused too; O_NONBLOCK: a FIFO does not hang.
         with open(os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return None, Problem(path, 1, "not a regular file, so it cannot be published", hint=hint)
-            if info.st_nlink > 1:  # it is also some other file, maybe outside the repository
-                return None, Problem(path, 1, f"a hard link (the file has {info.st_nlink} names), so it cannot be "
-                                              "published", hint=hint)
+            refused = unpublishable(file, os.fstat(handle.fileno()))  # what was opened, not what was listed
+            if refused:
+                return None, Problem(path, 1, refused[0], hint=refused[1])
             data = handle.read()
     except OSError as error:
-        return None, Problem(path, 1, f"cannot be read: {error.strerror}", hint=hint)
+        return None, Problem(path, 1, f"cannot be read: {error.strerror}", hint=FILE_HINT)
     if path.endswith(".py"):
         try:
             data.decode("utf-8")
@@ -139,11 +133,6 @@ def _read_file(file: Path, path: str) -> tuple[Resource | None, Problem | None]:
             return None, Problem(path, line, f"the script is not UTF-8 (byte 0x{data[error.start]:02x} on line "
                                              f"{line})", hint="save it as UTF-8")
     return Resource(path, data), None
-
-
-def _link_problem(link: Path, path: str) -> Problem:
-    return Problem(path, 1, f"a symbolic link (to {os.readlink(link)}); only regular files inside the repository "
-                            "are published", hint="replace the link with a copy of the file it points to, or delete it")
 
 
 def experiment_scripts(root: Path) -> list[Path]:

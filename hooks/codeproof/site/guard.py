@@ -29,7 +29,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.common.markers import MARKER, kind_named, plain_text, skeleton
-from codeproof.common.filesystem import shown_path
+from codeproof.common.filesystem import shown_path, unpublishable
 from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.common.structure import BlockKind, Problem
 
@@ -208,18 +208,12 @@ def docs_problems(docs: Path, root: Path) -> list[Problem]:
     for folder, subfolders, names in os.walk(docs):  # never follows links
         for name in sorted(subfolders + names):
             path = Path(folder) / name
-            shown = shown_path(path, root)
-            info = path.lstat()
-            if not name.isprintable():
-                problems.append(Problem(shown, 1, "the file name is not UTF-8 text, so it has no address", hint="rename it"))
-            elif stat.S_ISLNK(info.st_mode):
-                problems.append(Problem(shown, 1, f"a symbolic link (to {os.readlink(path)}): the site would publish "
-                                                  "whatever it leads to", hint="replace it with a copy, or remove it"))
+            shown, info = shown_path(path, root), path.lstat()
+            refused = unpublishable(path, info)
+            if refused:
+                problems.append(Problem(shown, 1, refused[0], hint=refused[1]))
             elif stat.S_ISDIR(info.st_mode):
                 continue
-            elif not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
-                problems.append(Problem(shown, 1, "not a regular file with one name, so it cannot be published",
-                                        hint="replace it with a copy, or remove it"))
             elif not name.lower().endswith(PUBLISHED_AS_IS):
                 problems.append(Problem(shown, 1, "would be published as it is, unchecked: docs/ holds Markdown "
                                                   "pages, images and fonts only",
