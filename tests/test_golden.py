@@ -16,7 +16,8 @@ from codeproof.experiments import resources
 from codeproof.site import addresses
 from codeproof.series.config import Baseline, Series
 from codeproof.series.model import series_bar, series_model
-from codeproof.common.structure import Entry, Excerpt, FileRef, Problem
+from codeproof.common.structure import Excerpt, FileRef, Problem
+from codeproof.series.model import Entry
 from conftest import ROOT
 from fixture_site import make_site
 

@@ -7,7 +7,7 @@ import pytest
 from codeproof.series.blocks import parse_post
 from codeproof.series.frontmatter import front_matter, split_front_matter
 from codeproof.series.model import category_anchors, read_series, series_bar, series_model
-from codeproof.common.structure import Entry, chinese_number
+from codeproof.series.model import Entry, chinese_number
 
 
 def post(number: int, title: str, slug: str) -> Entry:

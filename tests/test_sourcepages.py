@@ -19,7 +19,8 @@ from codeproof.__main__ import main as codeproof
 from codeproof.site.namelinks import NameLinks, link_card_names
 from codeproof.site.sourcepages import Note, SourceSite, link_post_cards
 from codeproof.series.config import Baseline
-from codeproof.common.structure import Excerpt, FileRef, Reference, XrefIndex
+from codeproof.common.structure import Excerpt, FileRef
+from codeproof.site.xref import Reference, XrefIndex
 from codeproof.site.xref import cross_references
 from conftest import git
 from fixture_site import make_site

@@ -26,7 +26,7 @@ from codeproof.common.errors import CodeproofError, UsageError
 from codeproof.site import guard
 from codeproof.series.blocks import read_post
 from codeproof.series.config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
-from codeproof.drift import Release, as_json, compare, failed, output_changes, rebase, release_differs, summary
+from codeproof.drift import Release, as_json, drifts_to, failed, output_changes, rebase, release_differs, summary
 from codeproof.engine import Engine
 from codeproof.common.filesystem import shown_path, write_atomically
 from codeproof.series.rewrite import rewrite_post
@@ -175,7 +175,7 @@ def drift(series, posts, args) -> int:
     else:
         there = git.resolve(series.baseline.repo, args.to, args.remote)
         read = git.fetch  # git has checked every object it received
-    drifts = compare(engine, posts, there, read)
+    drifts = drifts_to(engine, posts, there, read)
     ran, outputs_change = [], False
     if args.run:
         with tempfile.TemporaryDirectory(prefix="codeproof-drift-") as tree:

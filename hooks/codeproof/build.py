@@ -13,12 +13,12 @@ from typing import Callable
 from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path
-from codeproof.common.structure import Problem, SeriesModel, report
+from codeproof.common.structure import Problem, report
 from codeproof.engine import Engine
 from codeproof.site import addresses
 from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
-from codeproof.series.model import posts_using, read_series
+from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
 from codeproof.site import generated, guard, overview, sourcepages
 

@@ -6,7 +6,7 @@ commit, which is fetched with git (git checks every object it receives; no lock 
 - moved: the same text, inside the symbol, at other numbers;
 - changed: the symbol is there but the text differs (a diff against its closest run);
 - gone: the file or the symbol is not there.
-`compare` writes nothing; `rebase` moves the baseline there, rewriting the posts' changed quotes, mkdocs.yml,
+`drifts_to` writes nothing; `rebase` moves the baseline there, rewriting the posts' changed quotes, mkdocs.yml,
 requirements.txt and the lock.
 """
 
@@ -68,7 +68,7 @@ class Drift:
         return f"{where}{span}"
 
 
-def compare(engine: Engine, posts: list[ParsedPost], there: str, read: Callable[[FileRef], bytes]) -> list[Drift]:
+def drifts_to(engine: Engine, posts: list[ParsedPost], there: str, read: Callable[[FileRef], bytes]) -> list[Drift]:
     """The drift of every REAL SOURCE block of the baseline repository from the pin to `there` (a commit, or a
     release's name), whose files `read` gives (SourceError when one is not there). A block that names its own
     Commit (or Repo) does not move with the baseline, and is left out."""
@@ -199,7 +199,7 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
     series, git = engine.series, engine.store.git
     if commit == series.baseline.commit:
         return [f"the baseline is {commit[:7]} already: nothing to do"]
-    drifts = compare(engine, posts, commit, git.fetch)
+    drifts = drifts_to(engine, posts, commit, git.fetch)
     unverified = [d for d in drifts if d.lines is None]
     if unverified:
         raise RebaseRefused(f"{unverified[0].post}:{unverified[0].line}: does not verify at the pin, so there is "

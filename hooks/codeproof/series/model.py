@@ -8,12 +8,96 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from pymdownx.slugs import slugify
 
 from codeproof.series.config import MAX_NUMBER
 from codeproof.series.prose import first_paragraph, reading_minutes
-from codeproof.common.structure import BlockKind, Entry, FrontMatter, ParsedPost, Problem, SeriesModel, chinese_number
+from codeproof.common.structure import BlockKind, FrontMatter, ParsedPost, Problem
+
+
+NUMERALS = "零一二三四五六七八九"
+
+
+def chinese_number(n: int) -> str:
+    """1 -> 一, 13 -> 十三, 105 -> 一百零五, 2024 -> 二千零二十四 (posts are numbered from 1 to 9999)."""
+    if n < 10:
+        return NUMERALS[n]
+    if n < 20:
+        return "十" + (NUMERALS[n % 10] if n % 10 else "")
+    text, pending_zero = "", False
+    for value, unit in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
+        digit = n // value % 10
+        if digit:
+            text += ("零" if pending_zero else "") + NUMERALS[digit] + unit
+            pending_zero = False
+        elif text:
+            pending_zero = True
+    return text
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A numbered place in the series: a published post (with its page) or an announced one (without)."""
+
+    number: int
+    title: str | None  # the short title, without the series prefix
+    url: str | None = None  # the site URL, e.g. posts/custom-primitive/; None while only announced
+    src_uri: str | None = None  # e.g. posts/custom-primitive.md
+    post: str | None = None  # the file as messages name it: docs/posts/custom-primitive.md
+    date: str = ""
+    excerpt: str = ""  # the first paragraph, plain text
+    minutes: int = 0  # to read it
+    categories: tuple[str, ...] = ()
+
+    @property
+    def published(self) -> bool:
+        return self.url is not None
+
+    @property
+    def name(self) -> str:
+        return f"第{chinese_number(self.number)}篇"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}：{self.title}" if self.title else self.name
+
+
+@dataclass(frozen=True)
+class SeriesModel:
+    """The series as one build sees it, built once from the posts' front matter and `extra.series`:
+    it feeds the navigation, the overview, the feed and each post's header."""
+
+    entries: tuple[Entry, ...]  # published and announced, by number; a published post hides its announcement
+
+    @property
+    def posts(self) -> tuple[Entry, ...]:
+        return tuple(entry for entry in self.entries if entry.published)
+
+    def post_at(self, src_uri: str) -> Entry | None:
+        return next((entry for entry in self.posts if entry.src_uri == src_uri), None)
+
+    def neighbours(self, entry: Entry) -> tuple[Entry | None, Entry | None]:
+        """The entries just before and after `entry` in series order, published or announced."""
+        return _around(self.entries, entry)
+
+    def published_neighbours(self, entry: Entry) -> tuple[Entry | None, Entry | None]:
+        """The published posts just before and after `entry`: where 上一篇 and 下一篇 lead."""
+        return _around(self.posts, entry)
+
+    def categories(self) -> dict[str, tuple[Entry, ...]]:
+        """Each category of the published posts, in the order the series first reaches it, with its posts."""
+        found: dict[str, tuple[Entry, ...]] = {}
+        for post in self.posts:
+            for category in post.categories:
+                found[category] = found.get(category, ()) + (post,)
+        return found
+
+
+def _around(entries: tuple[Entry, ...], entry: Entry) -> tuple[Entry | None, Entry | None]:
+    index = entries.index(entry)
+    return entries[index - 1] if index > 0 else None, entries[index + 1] if index + 1 < len(entries) else None
 
 
 POSTS = "posts/"  # every page in docs/posts/ is a series post

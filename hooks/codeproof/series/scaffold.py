@@ -14,7 +14,8 @@ from codeproof.series.config import MAX_NUMBER, Series
 from codeproof.common.filesystem import read_text, shown_path, write_atomically
 from codeproof.series.frontmatter import front_matter
 from codeproof.common.templates import TEMPLATES
-from codeproof.common.structure import Problem, SeriesModel, chinese_number
+from codeproof.common.structure import Problem
+from codeproof.series.model import SeriesModel, chinese_number
 from codeproof.common.yamledit import without_item
 
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")

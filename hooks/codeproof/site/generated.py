@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from codeproof.common.structure import Entry, ParsedPost, Problem, QuotedRange, SeriesModel
+from codeproof.common.structure import ParsedPost, Problem
 from codeproof.experiments import resources
 from codeproof.experiments.resources import Archive, Resource
 from codeproof.quotes.sources import SourceError
-from codeproof.series.model import category_anchors, posts_using, series_bar
+from codeproof.series.model import Entry, SeriesModel, category_anchors, posts_using, series_bar
 from codeproof.site import addresses, sourcepages
+from codeproof.site.sourcepages import QuotedRange
 
 SOURCE_MAP_TITLE = "源码地图"
 

@@ -16,7 +16,8 @@ from html.parser import HTMLParser
 
 from pygments.token import STANDARD_TYPES, Name
 
-from codeproof.common.structure import LONE_CR, Reference
+from codeproof.common.structure import LONE_CR
+from codeproof.site.xref import Reference
 
 # The classes Pygments' HTML formatter gives name tokens (n, nf, nc, nn, nd...): only they can be linked.
 NAME_CLASSES = frozenset(css for kind, css in STANDARD_TYPES.items() if kind in Name and css)

@@ -12,7 +12,7 @@ from codeproof.site import addresses
 from codeproof.series.config import MAX_NUMBER, Series
 from codeproof.common.templates import TEMPLATES
 from codeproof.series.model import category_anchors
-from codeproof.common.structure import Entry, SeriesModel
+from codeproof.series.model import Entry, SeriesModel
 
 CATEGORIES = "<!-- series-categories -->"  # where a post's header links its categories, when the overview has it
 

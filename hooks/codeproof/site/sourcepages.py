@@ -26,8 +26,22 @@ from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
-from codeproof.common.structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost, QuotedRange, XrefIndex
-from codeproof.site.xref import cross_references
+from codeproof.common.structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost
+from codeproof.site.xref import XrefIndex, cross_references
+
+
+@dataclass(frozen=True)
+class QuotedRange:
+    """Lines of an upstream file that a post quotes, and where: the post's label, URL and section."""
+
+    path: str
+    first: int
+    last: int
+    post: str  # 第十三篇
+    url: str  # the post's site URL
+    anchor: str  # the id of the section that quotes them ("" before any)
+    section: str  # its title
+
 
 @dataclass(frozen=True)
 class Note:

@@ -6,8 +6,8 @@ defined in the package: a function, a class, a module, or a name assigned at mod
 parameter or a local variable is not worth a link). Each link carries the definition's signature and the
 first line of its docstring, shown on hover and focus.
 
-The index is computed once per set of files (a key over their blob SHA-1s) and kept under the cache; CI
-trusts no cache and computes it afresh.
+The index is computed once per set of files (a key over their blob SHA-1s, the indexing's version and jedi's)
+and kept, signed, under the cache; CI trusts no cache and computes it afresh.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import ast
 import hashlib
 import json
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
@@ -23,7 +24,35 @@ import jedi
 from codeproof.series.config import in_ci
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import git_blob_sha1
-from codeproof.common.structure import Definition, Reference, XrefIndex
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A name used at line:column (1-based line, 0-based column) of a file, defined at path:target_line."""
+
+    line: int
+    column: int
+    length: int
+    path: str
+    target_line: int
+    tip: str  # its signature and the first line of its docstring
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A function, class or name defined at the top of a module, and its lines."""
+
+    name: str
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class XrefIndex:
+    references: dict[str, list[Reference]]  # by the file that uses the name
+    definitions: dict[str, list[Definition]]  # the top-level ones of each file
+    key: str  # names what it is made of: the files, the indexing's version and jedi's (see site.xref.cross_references)
+
 
 LINKED_TYPES = ("function", "class", "module")
 INDEXING = 3  # of _compute: a change of what it finds changes this, so no index is taken from an older cache
