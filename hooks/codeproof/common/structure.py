@@ -1,4 +1,5 @@
-"""The plain values of the engine: what a post holds, what checking it finds, and the series they make.
+"""The plain values every part of the engine passes along: what a post holds and what checking it finds. (The
+series model lives in series.model, the cross-reference index in site.xref: each with the part that owns it.)
 
 Parse into these, verify, then render: every module passes them along and none of them does anything
 but describe. Modules name a block's kind with BlockKind, never with its header's text.
