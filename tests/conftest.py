@@ -105,12 +105,13 @@ def warm_cache(tmp_path_factory) -> Path:
 def site(tmp_path: Path, warm_cache: Path) -> Path:
     """A copy of the real site (posts, experiments, config, lock, warm source cache) to change freely."""
     copy = tmp_path / "site-src"
-    for name in ("docs", "experiments", "hooks", "overrides"):
+    for name in ("docs", "experiments", "hooks", "overrides", "search"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "requirements.txt", "sources.lock.json"):
         shutil.copy2(ROOT / name, copy / name)
-    for name in ("blobs", "sdist"):  # the verified upstream files, so a test needs no network
-        shutil.copytree(warm_cache / name, copy / ".cache" / name)
+    for name in ("blobs", "sdist", "xref"):  # the verified upstream files (no network), their signed index
+        if (warm_cache / name).is_dir():
+            shutil.copytree(warm_cache / name, copy / ".cache" / name)
     return copy
 
 

@@ -93,6 +93,12 @@ NOT_YES_OR_NO = ("is neither yes nor no\n  hint: write `Dedent: no` to show the 
          "REAL SOURCE: Symbol is longer than 500 characters\n  hint: a header value is a path, a symbol or a sentence"),
         ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: shows \u3010OUTPUT\u3011 42",
          "EXPERIMENT: Purpose names a block marker\n  hint: write it without the brackets"),
+        ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: prints \u202egnol si ti",
+         "EXPERIMENT: Purpose holds U+202E, which would make the card read other than it is (bidirectional or "
+         "invisible controls)\n  hint: delete it: retype the line if you cannot see it"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f (the \u2066real\u2069 one\u200b)",
+         "REAL SOURCE: Symbol holds U+200B, U+2066, U+2069, which would make the card read other than it is "
+         "(bidirectional or invisible controls)\n  hint: delete it: retype the line if you cannot see it"),
     ],
 )
 def test_malformed_headers_are_problems_with_the_post_line(header, problem):

@@ -4,6 +4,7 @@ and what to do, in full. Each test changes the fixture site's post and builds it
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from fixture_site import OUTPUT, POST, make_site, report
 
@@ -152,3 +153,20 @@ parents []
 Aborted with 1 warnings in strict mode!""")
     assert site.check("update")[0] == 0
     assert site.post.read_text(encoding="utf-8") == POST
+
+
+def test_a_problem_keeps_its_post_line_when_another_plugin_edits_the_text(tmp_path):
+    """A second hook that only appends a newline makes the hook parse the text it is given again: the lines it
+    reports stay the post file's (front matter counted), as without that hook."""
+    site = make_site(tmp_path)
+    site.edit("        self.parents = []\n", "        self.parents = ()\n")
+    _, alone = site.build()
+    other = tmp_path / "another_hook.py"
+    other.write_text("def on_page_markdown(markdown, **kwargs):\n    return markdown + '\\n'\n", encoding="utf-8")
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["hooks"].insert(0, str(other))  # it runs first: the series hook gets its text
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    _, with_other = site.build()
+    first = report(alone).splitlines()[2]
+    assert first.startswith("docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__)")
+    assert report(with_other).splitlines()[2] == first

@@ -20,9 +20,11 @@ from codeproof.series.blocks import parse_post
 from codeproof.experiments.compare import outputs_match
 from codeproof.series.config import series_from_extra
 from codeproof.engine import Engine, run_failure
-from codeproof.experiments.runner import FIXED_ENV, NO_CACHE_ENV, SANDBOX_NOTES, ExperimentRunner
+from codeproof.experiments.runner import (FIXED_ENV, NO_CACHE_ENV, NO_SANDBOX_IN_CI, SANDBOX_HINT, SANDBOX_NOTES,
+                                         ExperimentRunner)
 from codeproof.experiments.resources import ZIP_EPOCH, build_archive, read_resources
 from codeproof.common.structure import Problem, Tolerance
+from fixture_site import SCRIPT as FIXTURE_SCRIPT, make_site, report
 
 REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
 POST = "docs/posts/x.md"
@@ -533,3 +535,25 @@ def test_the_log_names_the_sandbox_once_when_the_first_script_runs(root, make_ru
         runner.start(script)
     assert all(runner.result(script).ok for script in scripts)
     assert caplog.messages == [note]
+
+
+def test_with_ci_no_experiment_runs_without_the_full_sandbox(root, make_runner, monkeypatch, caplog):
+    """Fail closed: where bubblewrap cannot work, CI runs nothing in the weaker fallback, and says how to fix it."""
+    monkeypatch.setattr("codeproof.experiments.runner.bwrap_works", lambda: False)
+    monkeypatch.setenv("CI", "true")
+    caplog.set_level(logging.INFO, logger="mkdocs.codeproof.experiments")
+    write(root, SCRIPT, 'open("/tmp/ran-outside-the-sandbox", "w")\nprint("ran")\n')
+    runner = make_runner()
+    runner.start(SCRIPT)
+    result = runner.result(SCRIPT)
+    assert (result.ok, result.stdout, result.not_run, runner.runs) == (False, "", NO_SANDBOX_IN_CI, 0)
+    assert caplog.messages == ["experiments are not run: CI=true needs bubblewrap's sandbox, which cannot work here"]
+
+
+def test_with_ci_a_build_whose_sandbox_cannot_work_fails_at_each_output(tmp_path, monkeypatch):
+    monkeypatch.setattr("codeproof.experiments.runner.bwrap_works", lambda: False)
+    monkeypatch.setenv("CI", "true")
+    site = make_site(tmp_path)
+    built, log = site.build()
+    assert built is None
+    assert report(log) == f"1 problem:\n\ndocs/posts/p.md:32: OUTPUT {FIXTURE_SCRIPT}: {NO_SANDBOX_IN_CI}\n  hint: {SANDBOX_HINT}"

@@ -210,6 +210,9 @@ def test_script_addresses_are_refused_however_they_are_spelled(href, value):
     ('<img src="https://tracker.invalid/p.png" alt="x">',
      [held(f"a src='https://tracker.invalid/p.png' attribute on <img>: {CHANGES_THE_PAGE}")]),
     ('<img src="//tracker.invalid/p.png" alt="x">', [held(f"a src='//tracker.invalid/p.png' attribute on <img>: {CHANGES_THE_PAGE}")]),
+    # A browser reads a backslash as a slash: both load https://evil.invalid/…
+    *[(f'<img src="{url}" alt="x">', [held("a src=" + repr(url) + f" attribute on <img>: {CHANGES_THE_PAGE}")])
+      for url in ("\\\\evil.invalid/x.png", "/\\evil.invalid/y.png")],
     ('<video poster="https://x.invalid/p.png"></video>',
      [held(f"a <video> element: {NEVER_NEEDED}"),
       held(f"a poster='https://x.invalid/p.png' attribute on <video>: {CHANGES_THE_PAGE}")]),

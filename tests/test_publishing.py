@@ -15,7 +15,7 @@ import pytest
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
-from conftest import ROOT
+from conftest import ROOT, mkdocs
 from site_text import read_page
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -191,3 +191,32 @@ def test_each_post_has_a_canonical_link_and_its_first_paragraph_as_description(b
         first = html.css_first("article > p:not([class])")  # the post's own first paragraph, after its header
         description = html.css_first('meta[name="description"]').attributes["content"]
         assert description == " ".join(first.text().split()), url
+
+
+NO_PROSE = """\
+---
+title: 只有示例的一篇
+series: 98
+date: 2026-10-01
+---
+
+## 示例
+
+~~~html
+<img src="https://evil.invalid/x.png" onerror="alert(1)">
+~~~
+"""
+
+
+def test_a_post_without_a_prose_paragraph_reaches_the_feeds_as_its_title_never_as_raw_markdown(site):
+    """The feed plugin renders a post's raw Markdown with plain Python-Markdown when the post has no description:
+    an HTML example in a fence would be live HTML there. Every post has one: its first paragraph, else its title."""
+    (site / "docs" / "posts" / "no-prose.md").write_text(NO_PROSE, encoding="utf-8")
+    out = site / "out"
+    done = mkdocs(site, "build", "--strict", "--site-dir", str(out))
+    assert done.returncode == 0, done.stderr
+    for feed in ("feed_rss_created.xml", "feed_rss_updated.xml"):
+        channel = ElementTree.parse(out / feed).getroot().find("channel")
+        item = next(i for i in channel.findall("item") if i.findtext("link").endswith("posts/no-prose/"))
+        assert item.findtext("description") == "只有示例的一篇"
+        assert "evil.invalid" not in (out / feed).read_text(encoding="utf-8")

@@ -422,3 +422,22 @@ def test_a_published_source_page_and_the_package_map(built, golden, name, path):
     html = re.sub(r"[0-9a-f]{40}", "<commit>", article.html)
     html = re.sub(r"<code( title=\"<commit>\")?>[0-9a-f]{7}</code>", r"<code\1><short></code>", html)
     golden(f"published-{name}.html", re.sub(r"(autograd|Python|numpy) [0-9.]+", r"\1 <version>", html) + "\n")
+
+
+def test_links_in_the_upstream_tree_are_left_out_and_never_fail_the_build(tmp_path):
+    """Upstream content is data: an absolute link (which stopped every build with a traceback) and a relative
+    one in the baseline's tree are not published, and the regular files are."""
+    site = make_site(tmp_path, material=True)
+    repo = site.upstream.remote / "fixture" / "upstream"
+    (repo / "pkg" / "passwd.py").symlink_to("/etc/passwd")
+    (repo / "pkg" / "again.py").symlink_to("mod.py")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "links")
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["extra"]["series"]["baseline"]["commit"] = git(repo, "rev-parse", "HEAD")
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    assert codeproof(["lock", "--config", str(site.root / "mkdocs.yml")]) == 0
+    out, log = site.build()
+    assert out is not None, log
+    assert sorted(p.name for p in (out / "source" / "raw" / "pkg").iterdir()) == ["mod.py"]
+    assert not (out / "source" / "pkg" / "passwd.py").exists() and not (out / "source" / "pkg" / "again.py").exists()

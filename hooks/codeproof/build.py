@@ -81,15 +81,19 @@ class SiteBuild:
             return markdown
         for key in set(meta) - set(frontmatter.KEYS):  # reported when read; never rendered
             del meta[key]
-        if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got
-            parsed = parse_post(parsed.post, markdown, 1)
+        if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got, at the
+            parsed = parse_post(parsed.post, markdown, parsed.first_line)  # file's lines (the front matter's kept)
         proved = self.engine.prove_page(parsed, href)
         self.problems += proved.problems
         self.warnings += proved.warnings
         self.outputs.update(proved.outputs)
         self.proved[src_uri] = (parsed, proved)
-        # For <meta> and the feed. Unsealed, a page that did not change reads as last build's (first_paragraph keeps it).
-        meta.setdefault("description", first_paragraph(guard.unseal(proved.markdown, self.engine.seal)))
+        # For <meta> and the feeds, which render a post's raw Markdown (with plain Python-Markdown, after the guard)
+        # where a page has no description: so every post has one, its verified first paragraph or else its title.
+        # Unsealed, a page that did not change reads as last build's (first_paragraph keeps it).
+        if not meta.get("description"):
+            meta["description"] = (first_paragraph(guard.unseal(proved.markdown, self.engine.seal))
+                                   or str(meta.get("title") or ""))
         if not homepage:
             return proved.markdown
         self.category_index = page_url if overview.CATEGORIES in proved.markdown else None

@@ -13,7 +13,7 @@ from codeproof.site import addresses
 from codeproof.common.markers import marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series
-from codeproof.experiments.runner import ExperimentRunner
+from codeproof.experiments.runner import SANDBOX_HINT, ExperimentRunner
 from codeproof.quotes.sources import SourceError, SourceStore, default_store
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
 from codeproof.quotes.verify import verify_script_quote, verify_source_quote
@@ -134,7 +134,8 @@ class Engine:
         run = self.runner.result(script)
         failure = run_failure(run, self.series.experiment_timeout)
         if failure:
-            return self._problem(block, f"OUTPUT {script}: {failure}", "run the script by hand and fix it", run)
+            hint = SANDBOX_HINT if run.not_run else "run the script by hand and fix it"
+            return self._problem(block, f"OUTPUT {script}: {failure}", hint, run)
         if block.quote is None:
             actual = "\n".join(normalize(run.stdout))
             warning = Problem(block.post, block.line, f"OUTPUT {script}: no output is recorded; the build inserted what it printed",
@@ -179,6 +180,8 @@ class Engine:
 
 
 def run_failure(run: RunResult, timeout: float) -> str | None:
+    if run.not_run:
+        return run.not_run
     if run.timed_out:
         return f"timed out after {timeout:g} s; the run was killed"
     if run.overflow:

@@ -191,13 +191,15 @@ class RunResult:
     overflow: bool = False  # output passed the cap and the run was killed
     cached: bool = False
     undecodable: str = ""  # where standard output stopped being UTF-8, e.g. "byte 0xff on line 2"
+    not_run: str = ""  # why the build refused to run it at all (no full sandbox under CI)
     # What the run read of the resources: "experiments/x.py" (a file opened or imported) or
     # "experiments/" (a folder listed) -> SHA-256 of the bytes, or of the sorted names, it was given.
     inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out and not self.overflow and not self.undecodable
+        return (self.returncode == 0 and not self.timed_out and not self.overflow and not self.undecodable
+                and not self.not_run)
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,11 @@ FIXED_ENV = {
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # after the interpreter's own folder; see run_env
 NO_CACHE_ENV = "CODEPROOF_NO_CACHE"  # set to 1 to run every experiment again
 SANDBOXES = ("bwrap", "subreaper")
+NO_SANDBOX_IN_CI = ("not run: with CI=true an experiment runs only in bubblewrap's sandbox, and bubblewrap is missing "
+                    "or cannot make namespaces here")
+SANDBOX_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces (sysctl "
+                "kernel.unprivileged_userns_clone=1, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), "
+                "or build as root in a container that may make namespaces")
 # What a build log says of the sandbox the experiments run in, once, when the first one runs.
 SANDBOX_NOTES = {
     "bwrap": "experiments run in bubblewrap's sandbox",
@@ -330,7 +335,9 @@ class ExperimentRunner:
         with self._probe_lock:
             if self._sandbox is None:
                 self._sandbox = "bwrap" if bwrap_works() else "subreaper"
-                log.info(SANDBOX_NOTES[self._sandbox])
+                refused = in_ci() and self._sandbox != "bwrap"
+                log.info("experiments are not run: CI=true needs bubblewrap's sandbox, which cannot work here"
+                         if refused else SANDBOX_NOTES[self._sandbox])
         return self._sandbox
 
     def start(self, script: str) -> None:
@@ -456,6 +463,8 @@ class ExperimentRunner:
         return RunResult(script, 1, "", why, 0.0, _today(), self.versions)
 
     def _run(self, script: str, files: dict[str, bytes]) -> RunResult:
+        if in_ci() and self.sandbox != "bwrap":  # what CI publishes runs in the full sandbox or not at all
+            return replace(self._failed(script, ""), not_run=NO_SANDBOX_IN_CI)
         with self._lock:
             self.runs += 1
         with tempfile.TemporaryDirectory(prefix="codeproof-run-", ignore_cleanup_errors=True) as tmp:

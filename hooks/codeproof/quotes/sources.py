@@ -169,10 +169,16 @@ class GitProvider:
         return self._git(repo_dir, "rev-parse", "FETCH_HEAD^{commit}").stdout.decode().strip()
 
     def export(self, repo: str, commit: str, dest: Path) -> None:
-        """Write the commit's files under dest (fetched already), as git archive gives them: no links out."""
+        """Write the commit's regular files under dest (fetched already), as git archive gives them. Upstream
+        content is data: a symbolic link (absolute or relative, inside the tree or out) and a submodule are
+        left out, never followed, and never a reason to fail."""
         archived = self._git(self._ensure_commit(repo, commit), "archive", "--format=tar", commit)
-        with tarfile.open(fileobj=io.BytesIO(archived.stdout)) as tree:
-            tree.extractall(dest, filter="data")
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archived.stdout)) as tree:
+                tree.extractall(dest, members=[m for m in tree.getmembers() if m.isreg() or m.isdir()], filter="data")
+        except (tarfile.TarError, OSError) as error:
+            raise SourceError(f"cannot read {repo}@{commit[:7]}: {error}",
+                              hint="check that the commit is a tree of source files") from None
 
     def _repo_dir(self, repo: str) -> Path:
         repo_dir = self.cache_dir / (repo.replace("/", "__") + ".git")

@@ -241,6 +241,15 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     return max(end, start + 1)
 
 
+FORMATTED = ("File", "Repo", "Commit", "Dedent", "Tolerance")  # refused whole by their own format when odd
+
+
+def _invisible(value: str) -> str:
+    """The format and control characters in a header value, named (U+202E), or ""."""
+    found = sorted({ch for ch in value if unicodedata.category(ch) in ("Cf", "Cc")})
+    return ", ".join(f"U+{ord(ch):04X}" for ch in found)
+
+
 def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
     required, optional = KEYS[kind]
     known = required + optional
@@ -255,6 +264,9 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
             problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
         elif names_marker(value):  # shown in a verified card, it would claim what nothing proved
             problem(0, f"{key} names a block marker", "write it without the brackets")
+        elif key not in FORMATTED and _invisible(value):  # the guard reads no sealed card: refused here
+            problem(0, f"{key} holds {_invisible(value)}, which would make the card read other than it is "
+                       "(bidirectional or invisible controls)", "delete it: retype the line if you cannot see it")
     for key in required:
         if not fields.get(key) and key not in meant.values():  # a misspelt key says it already
             problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")

@@ -122,7 +122,8 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         reading.refused.append((f"the class {foreign[0]!r}: Markdown does not write it, and the theme or the site "
                                 "could use it to hide, draw or imitate a part of the page", foreign[0]))
     for name, value in attrs.items():
-        url = URL_NOISE.sub("", value).lower() if name in URL_ATTRIBUTES else ""  # (LOADED_ATTRIBUTES are among them)
+        # As a browser parses it (WHATWG URL): noise dropped, and a backslash is a slash (\\host is //host).
+        url = URL_NOISE.sub("", value).replace("\\", "/").lower() if name in URL_ATTRIBUTES else ""
         if (name not in ALLOWED_ATTRIBUTES
                 or name == "style" and not TABLE_ALIGN_RE.fullmatch(value.strip())
                 or name in URL_ATTRIBUTES and url.startswith(("javascript:", "vbscript:", "data:"))
