@@ -184,7 +184,7 @@ def test_a_run_cannot_change_the_repository_or_site_through_relative_paths(root,
 
 @pytest.mark.skipif(not bwrap_works(), reason=NO_BWRAP)
 @pytest.mark.kills("sandbox")  # tests/mutations.py
-def test_in_the_bwrap_sandbox_an_absolute_path_into_the_repository_is_read_only(tmp_path):
+def test_in_the_bwrap_sandbox_the_repository_is_out_of_reach_by_its_absolute_path(tmp_path):
     with tempfile.TemporaryDirectory() as repository:
         repo = Path(repository)
         target = write(repo, "requirements.txt", "autograd==1.9.1\n")
@@ -194,7 +194,7 @@ def test_in_the_bwrap_sandbox_an_absolute_path_into_the_repository_is_read_only(
         result = runner.result(SCRIPT)
         runner.finish()
         assert result.returncode == 1
-        assert result.stderr.splitlines()[-1] == f"OSError: [Errno 30] Read-only file system: {str(target)!r}"
+        assert result.stderr.splitlines()[-1] == f"FileNotFoundError: [Errno 2] No such file or directory: {str(target)!r}"
         assert tree_digest(repo) == before
 
 
@@ -496,7 +496,7 @@ def test_in_the_bwrap_sandbox_the_cache_key_cannot_be_read(root, make_runner, tm
     """)
     result = make_runner(sandbox="bwrap").result(SCRIPT)  # the key is made before the run looks up the cache
     assert key.stat().st_size == 32
-    assert result.stdout in ("0 bytes of key\n", "no key: PermissionError\n"), result.stderr
+    assert result.stdout in ("0 bytes of key\n", "no key: PermissionError\n", "no key: FileNotFoundError\n"), result.stderr
 
 
 @pytest.mark.parametrize("attack", [
@@ -536,3 +536,51 @@ def test_a_script_whose_name_names_a_marker_is_not_published(root):
     assert files == []
     assert problems == [Problem("experiments/[OUTPUT] grad=42.py", 1, "the file name names a block marker, so its page "
                                 "would claim what nothing proved", hint="rename it")]
+
+
+@pytest.mark.skipif(not bwrap_works(), reason=NO_BWRAP)
+@pytest.mark.kills("sandbox")  # tests/mutations.py
+def test_in_the_bwrap_sandbox_a_file_of_the_machine_outside_what_a_script_needs_cannot_be_read(root, make_runner, tmp_path):
+    """A token in a file of /tmp or a home, the build's environment, the repository: what `check` would print in a
+    mismatch diff and `update` write into a post."""
+    secret = tmp_path / "hosts.yml"
+    secret.write_text("oauth_token: gho_secret\n")
+    write(root, SCRIPT, f"""\
+        import os
+        for path in ({str(secret)!r}, "/proc/1/environ", "/etc/hostname", {str(ROOT / "mkdocs.yml")!r}):
+            try:
+                print(path, len(open(path, "rb").read()))
+            except OSError as error:
+                print(path, type(error).__name__)
+    """)
+    result = make_runner(sandbox="bwrap").result(SCRIPT)
+    assert result.ok, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{secret} FileNotFoundError"
+    assert lines[2:] == ["/etc/hostname FileNotFoundError", f"{ROOT / 'mkdocs.yml'} FileNotFoundError"]
+    assert "gho_secret" not in result.stdout  # /proc/1 is the sandbox's own first process, not the build's
+    assert lines[1].startswith("/proc/1/environ ")
+
+
+@pytest.mark.skipif(not bwrap_works(), reason=NO_BWRAP)
+@pytest.mark.kills("sandbox")  # tests/mutations.py
+def test_in_the_bwrap_sandbox_a_unix_socket_of_the_machine_receives_nothing(root, make_runner, tmp_path):
+    """ssh-agent, D-Bus or Docker listen on filesystem sockets, which a network namespace does not close."""
+    path = tmp_path / "agent.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        server.listen(1)
+        server.settimeout(0.5)
+        write(root, SCRIPT, f"""\
+            import socket
+            try:
+                socket.socket(socket.AF_UNIX).connect({str(path)!r})
+                print("connected")
+            except OSError as error:
+                print("no socket:", type(error).__name__)
+        """)
+        result = make_runner(sandbox="bwrap").result(SCRIPT)
+        with pytest.raises(socket.timeout):
+            server.accept()
+    assert result.stdout == "no socket: FileNotFoundError\n", result.stdout + result.stderr
+

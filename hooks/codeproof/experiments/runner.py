@@ -227,15 +227,37 @@ else:
 '''
 
 
-def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = ()) -> list[str]:
-    """The sandbox: all read-only but the run's folder (its own /dev and /proc); a PID namespace; no
-    network (an output must not depend on a server, nor a file leave the machine).
-    /tmp stays visible, read-only: the repository or the interpreter may live there. `hidden` files
-    (the cache's key) read as empty, so an experiment cannot print the key."""
-    hide = [arg for file in hidden if file.is_file() for arg in ("--ro-bind", "/dev/null", str(file))]
-    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *hide,
-            "--bind", str(run_dir), str(run_dir), "--unshare-pid", "--unshare-net", "--die-with-parent",
-            "--chdir", str(cwd), "--"]
+# What a script may read of the machine, read-only: the system's programs and libraries (and what the dynamic
+# loader reads in /etc), the interpreter and its packages. Nothing else of the machine is there: no home, no
+# repository, no /run or /var (no socket of ssh-agent, D-Bus or Docker), no other file of /etc.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/ld.so.conf",
+                "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
+
+
+def interpreter_paths() -> tuple[str, ...]:
+    """The interpreter that runs the scripts and its packages: the venv, the Python it was made from."""
+    return tuple(dict.fromkeys([sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]))
+
+
+def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = ()) -> list[str]:
+    """The sandbox: the system's programs and libraries and the interpreter (and `readable`, e.g. another
+    commit's package for drift --run), read-only; the run's folder, writable; a private /tmp, /dev and /proc
+    (a PID namespace: no other process visible); no network, no IPC, no other namespace shared, a session of
+    its own. `hidden` files (the cache's key), where they are among what it sees, read as empty."""
+    system = []
+    for path in SYSTEM_PATHS:
+        if os.path.islink(path) and os.path.dirname(path) == "/":  # merged /usr: /bin -> usr/bin
+            system += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            system += ["--ro-bind", path, path]
+    seen = [path for path in dict.fromkeys((*interpreter_paths(), *map(str, readable))) if os.path.exists(path)]
+    seen = [path for path in seen if not any(Path(path).is_relative_to(other) for other in seen if other != path)]
+    hide = [arg for file in hidden if file.is_file() and any(file.is_relative_to(path) for path in seen)
+            for arg in ("--ro-bind", "/dev/null", str(file))]
+    return ["bwrap", "--unshare-all", "--new-session", "--die-with-parent", *system,
+            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",  # then what may lie in /tmp: a clone's venv
+            *[arg for path in seen for arg in ("--ro-bind", path, path)],
+            "--bind", str(run_dir), str(run_dir), *hide, "--chdir", str(cwd), "--"]
 
 
 @cache
@@ -495,7 +517,8 @@ class ExperimentRunner:
         cwd = run_dir / "resources"
         argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(cwd), script]
         if self.sandbox == "bwrap":
-            argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,)) + argv
+            readable = (self.python_path,) if self.python_path else ()
+            argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,), readable=readable) + argv
         started = time.monotonic()
         process = subprocess.Popen(
             argv, cwd=cwd, env=run_env(run_dir, self.python_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
