@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import yaml
 
@@ -223,3 +226,21 @@ def test_a_setting_mkdocs_does_not_know_fails_check_as_it_fails_a_strict_build(s
 def test_a_docs_folder_that_does_not_exist_is_an_error(site, capsys):
     code = main(["check", "--config", str(site / "mkdocs.yml"), "--docs", str(site / "nowhere")])
     assert (code, capsys.readouterr().err) == (2, f"error: 1 problem:\n\n{site / 'nowhere'}:1: is not a folder of posts\n")
+
+
+def test_nested_aliases_in_mkdocs_yml_cost_no_more_than_mkdocs_own_loader(tmp_path):
+    """A 'billion laughs' under extra (unused), 8 levels of 9 aliases: the key-line walker walks each aliased node
+    once, as MkDocs' loader shares it (before, it passed 2 GiB here; now the whole load takes about 4 s, most of it
+    MkDocs' own). In a child process under a 2 GiB limit, so a regression fails instead of filling the machine."""
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 9) + "]" for n in range(1, 8)]  # 8 levels
+    config = tmp_path / "mkdocs.yml"
+    (tmp_path / "docs").mkdir()
+    config.write_text(good_config() + "  bomb:\n" + "".join(f"    {line}\n" for line in levels), encoding="utf-8")
+    probe = ("import resource, sys, time; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+             "from codeproof.series.config import load_series\n"
+             f"started = time.monotonic(); load_series(__import__('pathlib').Path({str(config)!r}))\n"
+             "print(round(time.monotonic() - started, 1))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert float(done.stdout) < 10

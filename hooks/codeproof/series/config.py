@@ -318,9 +318,14 @@ def _text_key_lines(text: str) -> tuple[dict[tuple, int], list[tuple[tuple, int,
         return {}, []
     lines: dict[tuple, int] = {}
     repeated: list[tuple[tuple, int, int]] = []
+    walked: set[int] = set()  # an alias is the node it names: walked once, so nested aliases cost no more than
+    # MkDocs' own loader, which shares them (a key under an alias takes its nearest walked ancestor's line)
 
     def walk(node, path: tuple) -> None:
         lines.setdefault(path, node.start_mark.line + 1)  # a key's own line, if it has one, comes first
+        if id(node) in walked:
+            return
+        walked.add(id(node))
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 if path + (key.value,) in lines and key.value != "<<":
