@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.series.blocks import parse_post, parse_tolerance
-from codeproof.experiments.compare import OutOfTolerance, output_diff, outputs_match, reconcile
+from codeproof.experiments.compare import OutOfTolerance, Reconciled, output_diff, outputs_match, reconcile
 from codeproof.common.structure import Tolerance
 from fixture_site import SCRIPT, SCRIPT_TEXT, make_site, report
 
@@ -79,9 +79,27 @@ def test_a_malformed_tolerance_fails_at_its_line_with_both_forms_in_the_hint(val
 
 
 def test_a_number_within_tolerance_takes_the_recorded_text():
-    reconciled = reconcile("x = 2.5322186\ny = 3", "x = 2.53221860000001\ny = 4", REL)
-    assert reconciled.lines == ["x = 2.5322186", "y = 4"]
-    assert reconciled.out == [OutOfTolerance(1, "3", "4")]
+    reconciled = reconcile("x = 2.5322186\ny = 3.5", "x = 2.53221860000001\ny = 4.5", REL)
+    assert reconciled.lines == ["x = 2.5322186", "y = 4.5"]
+    assert reconciled.out == [OutOfTolerance(1, "3.5", "4.5")]
+
+
+@pytest.mark.parametrize("recorded, printed", [
+    ("seed 20260101", "seed 20260102"),  # an integer is text: a seed, a count, an index
+    ("y = 3", "y = 4"),
+    ("dtype=float64", "dtype=float32"),  # digits inside a word
+    ("version 1.9.1", "version 1.9.2"),
+    ("x = 1-0.0001", "x = 1+0.0001"),  # an operator, not the number's sign
+])
+def test_a_tolerance_applies_to_floating_point_numbers_only(recorded, printed):
+    generous = Tolerance(rel=0.5, abs=1.0)
+    assert not outputs_match(recorded, printed, generous)
+    assert reconcile(recorded, printed, generous) == Reconciled([printed])  # shown as printed, no number excused
+
+
+def test_a_changed_sign_counts_as_far_as_the_number_allows():
+    assert outputs_match("g = -1e-13", "g = 2e-13", Tolerance(abs=1e-12))
+    assert not outputs_match("g = -0.5", "g = 0.5", Tolerance(rel=1e-7))
 
 
 def test_an_absolute_tolerance_accepts_values_near_zero():

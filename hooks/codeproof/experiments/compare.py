@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 
 from codeproof.common.structure import Tolerance
 
-NUMBER_RE = re.compile(r"([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?)")
+# The numbers a tolerance may apply to, as doctestplus' FLOAT_CMP reads them: floating-point literals standing
+# alone (a point or an exponent), never an integer (a seed, a count), nor digits inside a word (float32, v1.2.3);
+# a sign belongs to the number only where it cannot be an operator (1-0.5 is text "1-" and 0.5), so a changed
+# sign counts only as far as the number itself allows. A full stop may end the sentence after a number.
+NUMBER_RE = re.compile(r"((?<![\w.])(?:(?<![\w)\]])[-+])?(?:(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)"
+                       r"(?!\w|\.\d))")
 
 
 def normalize(text: str) -> list[str]:
