@@ -26,6 +26,7 @@ EXAMPLE = '<div class="language-markdown highlight"><pre><span></span><code>{}</
 # The reasons the guard gives, each written once here and in full in every expected problem.
 NEVER_NEEDED = "a post is Markdown, which never needs one"  # an element Markdown does not write
 CHANGES_THE_PAGE = "it would change what the page shows"  # an attribute Markdown does not write
+A_STAMP = "outside a card: it would pass for one"
 NOT_MARKDOWNS = "Markdown does not write it, and the theme or the site could use it to hide, draw or imitate a part of the page"
 ONLY_THE_BUILD = "only the build renders verified cards"  # a proof- element without the seal
 LOOKS_LIKE_A_CARD = "a card's label outside a card would pass for a verified one"
@@ -157,7 +158,8 @@ def test_a_block_the_parser_misses_still_fails_the_build(tmp_path, monkeypatch):
     ('<div class="proof-card--output">x</div>', [held(f"a hand-written proof-card--output element: {ONLY_THE_BUILD}"),
                                                  held(f"the class 'proof-card--output': {NOT_MARKDOWNS}")]),
     ('<p class="proof-card__stamp">✓ 输出已验证</p>', [held(f"a hand-written proof-card__stamp element: {ONLY_THE_BUILD}"),
-                                                   held(f"the class 'proof-card__stamp': {NOT_MARKDOWNS}")]),
+                                                   held(f"the class 'proof-card__stamp': {NOT_MARKDOWNS}"),
+                                                   held(f"the wording of a verified output's stamp (输出已验证) {A_STAMP}")]),
 ])
 def test_what_would_change_what_a_page_shows_is_refused(html, problems):
     assert guard(html) == problems
@@ -379,7 +381,16 @@ def test_a_very_long_line_is_read_in_linear_time(line):
     ("<dl><dt>File</dt><dd>autograd/core.py</dd></dl>",
      [held(f"a <{tag}> element: {NEVER_NEEDED}") for tag in ("dl", "dt", "dd")]),
     ('<div class="highlight"><pre><code><span class="linenos" data-linenos="101 "></span>fake</code></pre></div>',
-     [held(f"a data-linenos='101 ' attribute on <span>: {CHANGES_THE_PAGE}")]),
+     [held(f"the class 'linenos': {NOT_MARKDOWNS}"), held(f"a data-linenos='101 ' attribute on <span>: {CHANGES_THE_PAGE}")]),
+    # The card's own face, hand-made: its label, line numbers drawn by the site's style sheet, its stamp.
+    ("<p><strong>源码 REAL SOURCE</strong> autograd/core.py</p>",
+     [held(f"a <p> reading '源码 REAL SOURCE AUTOGRAD CORE PY': {LOOKS_LIKE_A_CARD}"),
+      held(f"a <strong> reading '源码 REAL SOURCE': {LOOKS_LIKE_A_CARD}")]),
+    ("<p>输出 OUTPUT</p>", [held(f"a <p> reading '输出 OUTPUT': {LOOKS_LIKE_A_CARD}")]),
+    ('<div class="highlight"><pre><code><span class="linenos">101</span>x = 1</code></pre></div>',
+     [held(f"the class 'linenos': {NOT_MARKDOWNS}")]),
+    ("<p><em>✓ 输出已验证 · Python 3.11.7 · numpy 2.2.6 · autograd 1.9.1</em></p>",
+     [held(f"the wording of a verified output's stamp (输出已验证) {A_STAMP}")]),
 ])
 def test_a_cards_label_rows_or_line_numbers_outside_a_card_are_refused(html, problems):
     assert guard(html) == problems

@@ -197,7 +197,7 @@ def run_failure(run: RunResult, timeout: float) -> str | None:
 def stamp(run: RunResult, tolerance: Tolerance | None) -> str:
     v = run.versions
     when = f"缓存，验证于 {run.verified_on}" if run.cached else f"验证于 {run.verified_on}"
-    return (f"✓ 输出已验证{agreement(tolerance)} · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
+    return (f"✓ {render.STAMP_WORDS}{agreement(tolerance)} · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
             f" · 运行 {run.seconds:.2f} s · {when}")
 
 

@@ -30,10 +30,11 @@ from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.common.markers import MARKER, kind_named, plain_text, skeleton
 from codeproof.common.filesystem import shown_path, unpublishable
-from codeproof.site.render import SEAL_ATTRIBUTE
+from codeproof.site.render import CARD_LABELS, SEAL_ATTRIBUTE, STAMP_WORDS
 from codeproof.common.structure import BlockKind, Problem
 
 KINDS = {kind.value for kind in BlockKind}
+CARD_FACES = {f"{label} {kind.value}" for kind, label in CARD_LABELS.items()}  # 源码 REAL SOURCE, as a card shows it
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 CARD_CLASS = "proof-card"
@@ -54,7 +55,7 @@ ALLOWED_ATTRIBUTES = {"class", "id", "name", "href", "src", "alt", "title", "sty
 # table of contents' permalinks, admonitions and details of the usual types. Any other class could be one the
 # theme or the site styles, to hide text (`tabbed-block`), draw some (`[data-linenos]`) or imitate a part.
 ALLOWED_CLASS_RE = re.compile(
-    r"[a-z]{1,3}[0-9]?(-[A-Z][A-Za-z]*)*|highlight|linenos|language-[a-z0-9+#-]+|headerlink|admonition(-title)?|"
+    r"[a-z]{1,3}[0-9]?(-[A-Z][A-Za-z]*)*|highlight|language-[a-z0-9+#-]+|headerlink|admonition(-title)?|"
     r"note|abstract|summary|tldr|info|todo|tip|hint|important|success|check|done|question|help|faq|warning|"
     r"caution|attention|failure|fail|missing|danger|error|bug|example|quote|cite")
 TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Markdown tables write
@@ -146,7 +147,8 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     text = skeleton(node.text(deep=True)) if code is None and (boxed or tag in LABELS) else ""
     words = NOT_WORDS_RE.sub(" ", text).strip().upper() if text else ""
     if words and not ANY_MARKER_RE.search(text) and (
-            boxed and any(kind in words for kind in KINDS) or tag in LABELS and words in KINDS):
+            boxed and any(kind in words for kind in KINDS) or tag in LABELS and words in KINDS
+            or tag in LABELS and any(face in words for face in CARD_FACES)):
         reading.refused.append((f"a <{tag}> reading {words[:40]!r}: a card's label outside a card would pass for "
                                 "a verified one", words[:20]))
     if "highlight" in classes:  # a highlighted block: its code is an example when it says markdown
@@ -184,6 +186,9 @@ def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code
     if bidi and not sealed:
         reading.refused.append((f"a bidirectional control character (U+{ord(bidi.group()):04X}): it can make text "
                                 "read as something else", bidi.group()))
+    if not sealed and code is None and STAMP_WORDS in skeleton(text):
+        reading.refused.append((f"the wording of a verified output's stamp ({STAMP_WORDS}) outside a card: it would "
+                                "pass for one", STAMP_WORDS))
     if sealed or (example and code == -1):
         reading.segments.append(("\n", None))  # exempt: shown as written, and never joined to its neighbours
     else:

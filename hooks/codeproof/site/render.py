@@ -17,6 +17,10 @@ from codeproof.common.structure import BlockKind, Excerpt, FileRef, Problem
 from codeproof.common.templates import TEMPLATES
 
 SEAL_ATTRIBUTE = "data-codeproof"
+# The card's own face: the label before each kind, and the stamp under a verified output. The guard refuses
+# them outside a sealed card, where they would pass for a verified one.
+CARD_LABELS = {BlockKind.SOURCE: "源码", BlockKind.EXPERIMENT: "实验", BlockKind.OUTPUT: "输出"}
+STAMP_WORDS = "输出已验证"
 
 def new_seal() -> str:
     """A secret made anew for each build: what the engine renders carries it, what an author writes cannot
@@ -25,7 +29,8 @@ def new_seal() -> str:
 
 
 def _render(template: str, seal: str, **values) -> str:
-    return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, **values)
+    label = CARD_LABELS.get(values.get("kind"))
+    return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, label=label, **values)
 
 
 def _code_fence(kind: BlockKind, excerpt: Excerpt, dedent: bool) -> str:
