@@ -441,3 +441,18 @@ def test_links_in_the_upstream_tree_are_left_out_and_never_fail_the_build(tmp_pa
     assert out is not None, log
     assert sorted(p.name for p in (out / "source" / "raw" / "pkg").iterdir()) == ["mod.py"]
     assert not (out / "source" / "pkg" / "passwd.py").exists() and not (out / "source" / "pkg" / "again.py").exists()
+
+
+def test_upstream_files_are_published_as_data_never_as_pages(tmp_path):
+    """A folder the posts quote may hold HTML, SVG or Markdown: published as text (.txt added), so a browser
+    renders none of it on the site's origin and MkDocs makes no page of it (a README.md broke the strict build)."""
+    package = {"__init__.py": "", "core.py": CORE, "user.py": USER, "builtins.py": SHADOW, "deco.py": DECORATED,
+               "page.html": "<script>alert(1)</script>\n",
+               "logo.svg": '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>\n', "README.md": "# Pkg\n"}
+    out = built_with_package(tmp_path, package, POST)
+    raw = out / "source" / "raw" / "pkg"
+    assert sorted(p.name for p in raw.iterdir()) == [
+        "README.md.txt", "__init__.py", "builtins.py", "core.py", "deco.py", "logo.svg.txt", "mod.py", "page.html.txt",
+        "user.py"]
+    assert (raw / "page.html.txt").read_text() == "<script>alert(1)</script>\n"
+    assert not (out / "source" / "raw" / "pkg" / "README").exists()

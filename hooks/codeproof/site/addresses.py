@@ -20,9 +20,14 @@ def source_page_url(path: str) -> str:
     return f"{SOURCE_ROOT}/{path}/"
 
 
+# Upstream files are data: published under names a browser shows as text or saves, never renders (.html, .svg,
+# .xhtml...) and MkDocs never makes a page of (.md). Any other file name gets .txt added.
+PLAIN_SUFFIXES = (".py", ".txt", ".cfg", ".toml", ".ini", ".in", ".json", ".yml", ".yaml")
+
+
 def source_raw_src(path: str) -> str:
     """Where an upstream file's bytes are published, to download (a page's folder cannot share its name)."""
-    return f"{SOURCE_ROOT}/raw/{path}"
+    return f"{SOURCE_ROOT}/raw/{path}" + ("" if path.lower().endswith(PLAIN_SUFFIXES) else ".txt")
 
 
 SOURCE_MAP_SRC = f"{SOURCE_ROOT}/index.md"
