@@ -131,3 +131,25 @@ def test_new_keeps_the_line_endings_of_mkdocs_yml(site):
     assert new(site, "2", "二", "--slug", "two")[0] == 0
     data = config.read_bytes()
     assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"") and b"number: 2" not in data
+
+
+@pytest.mark.parametrize("before, number, after", [
+    # A lone CR in a comment is a line break to YAML: the item's lines are YAML's, so the right ones go.
+    ("a:\n  # one\r  # two\n  - number: 5\n    title: t\n  - number: 7\n    title: u\nb: 1\n", "7",
+     "a:\n  # one\r  # two\n  - number: 5\n    title: t\nb: 1\n"),
+    # Mixed breaks: each line keeps its own, and only the item's lines change.
+    ("a:\r\n  - number: 5\n  - number: 7\r\n    title: u\r\nb: 1\n", "5", "a:\r\n  - number: 7\r\n    title: u\r\nb: 1\n"),
+])
+def test_an_announcement_goes_with_exactly_its_own_bytes_whatever_the_line_breaks(before, number, after):
+    assert without_item(before, ("a",), "number", number)[0] == after
+
+
+def test_new_with_a_lone_cr_and_one_crlf_line_in_mkdocs_yml_removes_exactly_the_announcement(site):
+    config = site.root / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    text = text.replace("# what comes next (this comment stays)", "# what comes\r    # next (this comment stays)")
+    text = text.replace("site_name:", "# one CRLF line\r\nsite_name:", 1)
+    config.write_bytes(text.encode("utf-8"))
+    assert new(site, "3", "三", "--slug", "three")[0] == 0
+    expected = text.replace("    - number: 3\n", "")
+    assert config.read_bytes().decode("utf-8") == expected

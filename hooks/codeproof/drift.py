@@ -206,7 +206,7 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
                             "nothing to move from", "run ./dev.sh check and mend the posts first")
     entries = {path: git_blob_sha1(git.fetch(FileRef(series.baseline.repo, commit, path)))  # git checked them
                for path in sorted({d.file for d in drifts if d.status is not Status.GONE})}
-    config_text, newline = read_text(config_file)
+    config_text = config_file.read_bytes().decode("utf-8")  # edited as it is: each line keeps its own break
     try:
         new_config = with_values(config_text, ("extra", "series", "baseline"), {
             "commit": commit, "version": release.version, "sdist": release.pin, "sdist_sha256": release.sha256})
@@ -224,7 +224,7 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
         repairs = [Checked(d.block, repair=d.repair) for d in post_drifts if d.status is Status.CHANGED and d.repair]
         if repairs:
             said.append(rewrite_post(series.root / name, by_post[name], repairs).rstrip("\n"))
-    write_atomically(config_file, new_config.replace("\n", newline).encode("utf-8"))
+    write_atomically(config_file, new_config.encode("utf-8"))
     said.append("".join(difflib.unified_diff(config_text.splitlines(True), new_config.splitlines(True),
                                              config_file.name, config_file.name)).rstrip("\n"))
     if new_pins != pins:

@@ -1,11 +1,27 @@
 """Edits of mkdocs.yml as text, at the lines its YAML nodes name: every comment and every other setting
-stays as the author wrote it (a YAML round trip would rewrite them)."""
+stays as the author wrote it (a YAML round trip would rewrite them), every line keeps its own line break.
+
+Lines are counted as YAML counts them (a lone CR, NEL, LS and PS break a line too; CRLF is one break), so a
+node's line is the line edited, whatever mixes of breaks the file holds."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
+
+BREAK_RE = re.compile("(\r\n|[\r\n\x85\u2028\u2029])")  # as PyYAML's reader counts lines
+
+
+def _lines(text: str) -> list[list[str]]:
+    """[content, its line break] of each line, as YAML numbers them (the last has no break, or "")."""
+    parts = BREAK_RE.split(text)
+    return [[parts[k], parts[k + 1] if k + 1 < len(parts) else ""] for k in range(0, len(parts), 2)]
+
+
+def _joined(lines: list[list[str]]) -> str:
+    return "".join(content + end for content, end in lines)
 
 
 def without_item(text: str, path: tuple[str, ...], key: str, value: str) -> tuple[str, int | None]:
@@ -19,16 +35,16 @@ def without_item(text: str, path: tuple[str, ...], key: str, value: str) -> tupl
     name, items = found
     for item in items.value:
         if isinstance(_node_at(item, (key,)), yaml.ScalarNode) and _node_at(item, (key,)).value == value:
-            lines = text.split("\n")
+            lines = _lines(text)
             first = item.start_mark.line
             last = max(item.end_mark.line, first + 1)  # a block item ends where the next token starts
-            while last - 1 > first and (not lines[last - 1].strip() or lines[last - 1].lstrip().startswith("#")):
+            while last - 1 > first and (not lines[last - 1][0].strip() or lines[last - 1][0].lstrip().startswith("#")):
                 last -= 1  # blank lines and comments after it belong to what follows
             if len(items.value) == 1:  # the list is empty now: `key: []`, before any comment on its line
-                row, line = name.start_mark.line, lines[name.start_mark.line]
+                row, line = name.start_mark.line, lines[name.start_mark.line][0]
                 colon = line.index(":", name.end_mark.column)
-                lines[row] = line[: colon + 1] + " []" + line[colon + 1 :]
-            return "\n".join(lines[:first] + lines[last:]), first + 1
+                lines[row][0] = line[: colon + 1] + " []" + line[colon + 1 :]
+            return _joined(lines[:first] + lines[last:]), first + 1
     return text, None
 
 
@@ -40,7 +56,7 @@ def with_values(text: str, path: tuple[str, ...], values: dict[str, str]) -> str
     mapping = _node_at(yaml.compose(text, Loader=yaml.SafeLoader), path)
     if not isinstance(mapping, yaml.MappingNode) or mapping.flow_style:
         raise ValueError(f"{'.'.join(path)} is not a mapping written one setting per line")
-    lines = text.split("\n")
+    lines = _lines(text)
     given = {key.value: node for key, node in mapping.value}
     for key, new in values.items():
         node = given.get(key)
@@ -48,14 +64,17 @@ def with_values(text: str, path: tuple[str, ...], values: dict[str, str]) -> str
             continue
         if not isinstance(node, yaml.ScalarNode) or node.start_mark.line != node.end_mark.line or not _plain(node):
             raise ValueError(f"{'.'.join(path)}.{key} is not a value on one line")
-        row, line = node.start_mark.line, lines[node.start_mark.line]
-        lines[row] = line[: node.start_mark.column] + json.dumps(new) + line[node.end_mark.column:]
+        row, line = node.start_mark.line, lines[node.start_mark.line][0]
+        lines[row][0] = line[: node.start_mark.column] + json.dumps(new) + line[node.end_mark.column:]
     missing = [key for key in values if key not in given]
     if missing:
         indent = " " * mapping.value[0][0].start_mark.column
         last = max(node.end_mark.line - (node.end_mark.column == 0) for _, node in mapping.value)
-        lines[last + 1 : last + 1] = [f"{indent}{key}: {json.dumps(values[key])}" for key in missing]
-    result = "\n".join(lines)
+        end = lines[last][1] or "\n"  # the new lines break as the mapping's last line does
+        if not lines[last][1]:
+            lines[last][1] = end
+        lines[last + 1 : last + 1] = [[f"{indent}{key}: {json.dumps(values[key])}", end] for key in missing]
+    result = _joined(lines)
     after = _node_at(yaml.compose(result, Loader=yaml.SafeLoader), path)
     read_back = {key.value: node.value for key, node in after.value if isinstance(node, yaml.ScalarNode)}
     if any(read_back.get(key) != value for key, value in values.items()):

@@ -11,7 +11,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from codeproof.series.config import MAX_NUMBER, Series
-from codeproof.common.filesystem import read_text, shown_path, write_atomically
+from codeproof.common.filesystem import shown_path, write_atomically
 from codeproof.series.frontmatter import front_matter
 from codeproof.common.templates import TEMPLATES
 from codeproof.common.structure import Problem
@@ -60,11 +60,11 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     if problems:
         return [], problems
     done = [f"wrote {shown}: {full_title}"]
-    mkdocs_yml, newline = read_text(config_file)
+    mkdocs_yml = config_file.read_bytes().decode("utf-8")  # edited as it is: each line keeps its own break
     without, line = without_item(mkdocs_yml, ("extra", "series", "announced"), "number", str(number))
     write_atomically(path, text.encode("utf-8"))
     if line:
-        write_atomically(config_file, without.replace("\n", newline).encode("utf-8"))
+        write_atomically(config_file, without.encode("utf-8"))
         done.append(f"removed the announcement of 第{chinese_number(number)}篇 from {name} (line {line})")
     return done, []
 
