@@ -186,13 +186,14 @@ def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code
     if bidi and not sealed:
         reading.refused.append((f"a bidirectional control character (U+{ord(bidi.group()):04X}): it can make text "
                                 "read as something else", bidi.group()))
-    if not sealed and code is None and STAMP_WORDS in skeleton(text):
-        reading.refused.append((f"the wording of a verified output's stamp ({STAMP_WORDS}) outside a card: it would "
-                                "pass for one", STAMP_WORDS))
     if sealed or (example and code == -1):
         reading.segments.append(("\n", None))  # exempt: shown as written, and never joined to its neighbours
-    else:
-        reading.segments.append((skeleton(text), code if code not in (None, -1) else None))
+        return
+    shown = skeleton(text)  # once per text: every text of every page comes here
+    if code is None and STAMP_WORDS in shown:
+        reading.refused.append((f"the wording of a verified output's stamp ({STAMP_WORDS}) outside a card: it would "
+                                "pass for one", STAMP_WORDS))
+    reading.segments.append((shown, code if code != -1 else None))
 
 
 def unseal(html: str, seal: str) -> str:
