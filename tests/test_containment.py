@@ -24,9 +24,10 @@ import pytest
 import yaml
 from mkdocs.config import load_config
 
+from codeproof.engine import run_failure
 from codeproof.experiments.runner import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
 from codeproof.common.filesystem import FILE_HINT, LINK_HINT, RENAME_HINT
-from codeproof.common.structure import Problem
+from codeproof.common.structure import Limits, Problem
 from codeproof.experiments.resources import Resource, build_archive, read_resources
 from conftest import ROOT, mkdocs
 from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401
@@ -584,3 +585,77 @@ def test_in_the_bwrap_sandbox_a_unix_socket_of_the_machine_receives_nothing(root
             server.accept()
     assert result.stdout == "no socket: FileNotFoundError\n", result.stdout + result.stderr
 
+
+
+# --- limits ------------------------------------------------------------------------------------
+
+
+LIMIT_CASES = {  # limit name -> (the limits of the run, a script that passes it)
+    "memory_mib": (Limits(memory_mib=512), "x = bytearray(1024 * 1024 * 1024)\nprint(len(x))\n"),
+    "file_size_mib": (Limits(file_size_mib=1), "import os\nwith open(os.environ['TMPDIR'] + '/big', 'wb') as f:\n"
+                                              "    f.write(bytes(2 * 1024 * 1024))\nprint('written')\n"),
+    "cpu_seconds": (Limits(cpu_seconds=1), "while True:\n    pass\n"),
+}
+
+
+@pytest.mark.parametrize("name", LIMIT_CASES)  # and the process limit, in the bwrap sandbox only: below
+def test_a_run_that_passes_a_limit_fails_naming_the_limit_and_where_it_is_set(root, make_runner, sandbox, name):
+    limits, script = LIMIT_CASES[name]
+    write(root, SCRIPT, script)
+    result = make_runner(sandbox=sandbox, limits=limits).result(SCRIPT)
+    assert not result.ok and result.stdout == ""
+    assert result.limit == limits.phrase(name)
+    assert f"extra.series.experiments.limits.{name} in mkdocs.yml" in run_failure(result, 20)
+
+
+def test_the_limits_name_their_values_and_units():
+    assert [Limits().phrase(name) for name in ("memory_mib", "file_size_mib", "processes", "cpu_seconds")] == [
+        "the memory limit (2048 MiB; extra.series.experiments.limits.memory_mib in mkdocs.yml)",
+        "the file size limit (64 MiB; extra.series.experiments.limits.file_size_mib in mkdocs.yml)",
+        "the process limit (256; extra.series.experiments.limits.processes in mkdocs.yml)",
+        "the CPU time limit (60 s; extra.series.experiments.limits.cpu_seconds in mkdocs.yml)",
+    ]
+
+
+@pytest.mark.skipif(not bwrap_works(), reason=NO_BWRAP)
+@pytest.mark.kills("sandbox")  # tests/mutations.py
+def test_in_the_bwrap_sandbox_the_process_limit_counts_the_runs_own_processes(root, make_runner):
+    """Not the whole user's (RLIMIT_NPROC alone would), and not exempt for root (the kernel exempts root): 12
+    children fit under a limit of 16 however many processes the build's user has, 40 do not. (The fallback's
+    note says it holds no such limit.)"""
+    limits = Limits(processes=16)
+    for count, ok in ((12, True), (40, False)):
+        write(root, SCRIPT, f"import os, time\nfor _ in range({count}):\n    if os.fork() == 0:\n"
+                            "        time.sleep(2)\n        os._exit(0)\nprint('forked')\n")
+        result = make_runner(sandbox="bwrap", limits=limits).result(SCRIPT)
+        assert result.ok is ok, (count, result.stderr)
+    assert result.limit == limits.phrase("processes")
+
+
+@pytest.mark.skipif(not bwrap_works(), reason=NO_BWRAP)
+@pytest.mark.kills("sandbox")  # tests/mutations.py
+def test_in_the_bwrap_sandbox_a_script_never_runs_as_root_and_gains_no_privilege(root, make_runner):
+    write(root, SCRIPT, """\
+        import os
+        status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+        print(os.getuid() != 0, os.geteuid() != 0, status["NoNewPrivs"].strip(), status["CapEff"].strip())
+        open("/tmp/anywhere", "w").write("a private /tmp is writable")
+    """)
+    result = make_runner(sandbox="bwrap").result(SCRIPT)
+    assert result.ok, result.stderr
+    assert result.stdout == "True True 1 0000000000000000\n"
+
+
+@pytest.mark.skipif(not bwrap_works(), reason=NO_BWRAP)
+@pytest.mark.kills("sandbox")  # tests/mutations.py
+def test_in_the_bwrap_sandbox_a_read_only_mount_cannot_be_made_writable(root, make_runner):
+    """With capabilities, a script could remount the venv writable and plant a .pth that the next build runs."""
+    write(root, SCRIPT, """\
+        import ctypes, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        MS_REMOUNT, MS_BIND = 32, 4096
+        print(libc.mount(None, sys.prefix.encode(), None, MS_REMOUNT | MS_BIND, None), ctypes.get_errno())
+    """)
+    result = make_runner(sandbox="bwrap").result(SCRIPT)
+    assert result.ok, result.stderr
+    assert result.stdout == "-1 1\n"  # EPERM

@@ -23,7 +23,7 @@ from codeproof.engine import Engine, run_failure
 from codeproof.experiments.runner import (FIXED_ENV, NO_CACHE_ENV, NO_SANDBOX_IN_CI, SANDBOX_HINT, SANDBOX_NOTES,
                                          ExperimentRunner)
 from codeproof.experiments.resources import ZIP_EPOCH, build_archive, read_resources
-from codeproof.common.structure import Problem, Tolerance
+from codeproof.common.structure import Limits, Problem, Tolerance
 from fixture_site import SCRIPT as FIXTURE_SCRIPT, make_site, report
 
 REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
@@ -91,9 +91,10 @@ def make_runner(root: Path, cache_dir: Path, tmp_path: Path):
     """Runners over `root`, keyed by a test's own secret; every one is finished at the end of the test."""
     runners: list[ExperimentRunner] = []
 
-    def make(timeout: float = 20, output_cap: int = 1024 * 1024, sandbox: str | None = None) -> ExperimentRunner:
+    def make(timeout: float = 20, output_cap: int = 1024 * 1024, sandbox: str | None = None,
+             limits: Limits = Limits()) -> ExperimentRunner:
         runner = ExperimentRunner(root, cache_dir=cache_dir, timeout=timeout, output_cap=output_cap,
-                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key")
+                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key", limits=limits)
         runners.append(runner)
         return runner
 
@@ -521,8 +522,10 @@ def test_the_output_cap_counts_stdout_and_stderr_together(root, make_runner):
 
 @pytest.mark.parametrize("works, note", [(True, "experiments run in bubblewrap's sandbox"),
                                          (False, "experiments run in the fallback containment (a child subreaper, "
-                                                 "not a sandbox): bubblewrap is missing or cannot make namespaces "
-                                                 "here; install it (apt-get install bubblewrap) for the full sandbox")])
+                                                 "not a sandbox, whose process limit counts all of the user's "
+                                                 "processes and none of root's): bubblewrap is missing or cannot make "
+                                                 "namespaces here; install it (apt-get install bubblewrap) for the "
+                                                 "full sandbox")])
 def test_the_log_names_the_sandbox_once_when_the_first_script_runs(root, make_runner, monkeypatch, caplog, works, note):
     monkeypatch.setattr("codeproof.experiments.runner.bwrap_works", lambda: works)
     caplog.set_level(logging.INFO, logger="mkdocs.codeproof.experiments")

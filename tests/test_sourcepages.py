@@ -103,9 +103,9 @@ Symbol: check
 '''
 
 
-def built_with_package(tmp_path: Path, package: dict[str, str], post: str) -> Path:
+def built_with_package(tmp_path: Path, package: dict[str, str], post: str, **series) -> Path:
     """A fixture site whose upstream holds `package` (file names under pkg/ -> text) at the baseline commit,
-    with `post` as its post, locked and built; the built site's folder."""
+    with `post` as its post and `series` among its settings, locked and built; the built site's folder."""
     site = make_site(tmp_path, material=True)
     repo = site.upstream.remote / "fixture" / "upstream"
     for name, text in package.items():
@@ -114,6 +114,7 @@ def built_with_package(tmp_path: Path, package: dict[str, str], post: str) -> Pa
     git(repo, "commit", "-qm", "a package")
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
     config["extra"]["series"]["baseline"]["commit"] = git(repo, "rev-parse", "HEAD")
+    config["extra"]["series"].update(series)
     (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
     site.post.write_text(post, encoding="utf-8")
     assert codeproof(["lock", "--config", str(site.root / "mkdocs.yml")]) == 0
@@ -456,3 +457,20 @@ def test_upstream_files_are_published_as_data_never_as_pages(tmp_path):
         "user.py"]
     assert (raw / "page.html.txt").read_text() == "<script>alert(1)</script>\n"
     assert not (out / "source" / "raw" / "pkg" / "README").exists()
+
+
+def test_a_file_over_the_size_the_site_highlights_is_plain_text_and_says_so(tmp_path):
+    """Work on a file is bounded: over source_page_max_lines its page is neither highlighted nor
+    cross-referenced (a 300,000-line file took 30 minutes in jedi; bench/huge_file.py), every line still anchored."""
+    long_user = USER + "".join(f"\n\ndef f_{i}(x):\n    return primitive(x)\n" for i in range(10))
+    package = {"__init__.py": "", "core.py": CORE, "user.py": long_user}
+    out = built_with_package(tmp_path, package, POST, source_page_max_lines=40)
+    user = page(out, "source/pkg/user.py")
+    assert user.css_first(".series-src__plain").text().split() == [
+        "这个文件有", str(len(long_user.splitlines())), "行，超过本站高亮并交叉引用的", "40", "行", "（extra.series.source_page_max_lines），因此以纯文本显示。"]
+    for note in user.css(".series-src__note"):  # which posts quote a line: beside it, not of it
+        note.decompose()
+    assert [e.text() for e in user.css(".series-src__line")] == [line + "\n" for line in long_user.splitlines()]
+    assert user.css(".series-src a.series-xref, .series-src span.k, .series-src span.nf") == []
+    core = page(out, "source/pkg/core.py")  # a file within the size: highlighted and linked as before
+    assert core.css_first(".series-src__plain") is None and core.css(".series-src span.k")

@@ -14,6 +14,7 @@ from codeproof.__main__ import main
 from codeproof.series.config import Baseline
 from codeproof.quotes.sources import (
     GitProvider, Lock, LockFileError, SdistProvider, SourceError, SourceStore, default_store, git_blob_sha1,
+    release_files,
 )
 from codeproof.common.structure import FileRef
 from conftest import ROOT, git
@@ -292,3 +293,13 @@ def test_a_lock_path_that_is_a_fifo_is_refused_without_blocking(tmp_path):
     with pytest.raises(LockFileError) as raised:
         Lock.read(tmp_path / "sources.lock.json")
     assert (str(raised.value), raised.value.hint) == ("sources.lock.json:1: is not a regular file", REWRITE)
+
+
+def test_a_release_archive_name_that_leads_outside_its_folder_names_no_file(tmp_path):
+    """drift --to-release --run writes the files out: `top//tmp/x` and `top/../../x` must not lead anywhere."""
+    data = make_sdist(None, {"pkg/mod.py": b"ok\n", "/tmp/planted": b"x", "../../planted": b"x", "pkg/./b.py": b"x"})
+    archive = tmp_path / "sdist" / "releases" / "fixture-9.tar.gz"
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(data)
+    files, _ = release_files("fixture==9", tmp_path)
+    assert files == {"pkg/mod.py": b"ok\n"}

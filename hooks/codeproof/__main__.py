@@ -179,6 +179,7 @@ def drift(series, posts, args) -> int:
     ran, outputs_change = [], False
     if args.run:
         with tempfile.TemporaryDirectory(prefix="codeproof-drift-") as tree:
+            os.chmod(tree, 0o755)  # a root build's sandbox reads it as another user (runner.bwrap_command)
             if args.to_release:
                 for path, data in files.items():
                     (Path(tree) / path).parent.mkdir(parents=True, exist_ok=True)

@@ -28,8 +28,8 @@ from codeproof.common.filesystem import read_text, write_atomically
 from codeproof.series.rewrite import rewrite_post
 from codeproof.quotes.sources import SourceError, git_blob_sha1
 from codeproof.common.structure import Block, BlockKind, Checked, FileRef, ParsedPost
-from codeproof.quotes.symbols import SymbolError, SymbolIndex, parse_symbols
-from codeproof.quotes.verify import verify_source_quote
+from codeproof.quotes.symbols import SymbolError, parse_symbols
+from codeproof.quotes.verify import symbols_of, verify_source_quote
 from codeproof.common.yamledit import with_values
 
 
@@ -94,7 +94,7 @@ def _drift(engine: Engine, block: Block, there: FileRef, read: Callable[[FileRef
     except (SourceError, UnicodeDecodeError) as error:
         return Drift(block.post, block.line, Status.GONE, file, symbol, was, why=f"the file: {error}")
     try:
-        index = SymbolIndex(text)
+        index = symbols_of(text)
         for spec in parse_symbols(symbol):
             index.spans(spec)
     except SymbolError as error:
@@ -141,7 +141,7 @@ def output_changes(engine: Engine, posts: list[ParsedPost], package_tree: Path) 
     the other commit), in the build's sandbox and not cached; a line per block, and whether any would change."""
     series = engine.series
     runner = ExperimentRunner(series.root, series.cache_dir, series.experiment_timeout, series.output_cap,
-                              use_cache=False, python_path=package_tree)
+                              use_cache=False, python_path=package_tree, limits=series.limits)
     blocks = [block for post in posts for block in post.blocks if block.kind is BlockKind.OUTPUT]
     try:
         for script in dict.fromkeys(block.fields["File"] for block in blocks):

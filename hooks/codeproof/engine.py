@@ -39,7 +39,8 @@ class Engine:
         self.seal = render.new_seal()  # marks what this build's engine rendered (see guard)
         self.store = store or default_store(series)
         self.runner = runner or ExperimentRunner(
-            series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache
+            series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache,
+            limits=series.limits,
         )
 
     def ref_of(self, block: Block) -> FileRef:
@@ -188,7 +189,8 @@ def run_failure(run: RunResult, timeout: float) -> str | None:
         return "printed more than the output cap; the run was killed"
     if run.returncode != 0:
         tail = "\n".join(run.stderr.strip().splitlines()[-12:])
-        return f"exited with status {run.returncode}\n{tail}"
+        limit = f": it passed {run.limit}" if run.limit else ""
+        return f"exited with status {run.returncode}{limit}\n{tail}"
     if run.undecodable:  # never replaced silently: what is published must be what it printed
         return f"printed output that is not UTF-8 ({run.undecodable}); only UTF-8 text is published"
     return None

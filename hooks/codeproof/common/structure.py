@@ -177,6 +177,23 @@ class Excerpt:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """What one experiment run may use; each is settable in extra.series.experiments.limits under its name here."""
+
+    memory_mib: int = 2048  # address space of each process (RLIMIT_AS)
+    processes: int = 256  # processes and threads of the run at once, in its own user namespace (RLIMIT_NPROC)
+    file_size_mib: int = 64  # the largest file it may write (RLIMIT_FSIZE)
+    cpu_seconds: int = 60  # processor time of each process (RLIMIT_CPU)
+
+    def phrase(self, name: str) -> str:
+        """The limit `name` as a run's failure names it: what, how much, and where it is set."""
+        value, unit = getattr(self, name), {"memory_mib": "MiB", "file_size_mib": "MiB", "cpu_seconds": "s"}.get(name)
+        what = {"memory_mib": "memory", "processes": "process", "file_size_mib": "file size", "cpu_seconds": "CPU time"}
+        return (f"the {what[name]} limit ({value}{' ' + unit if unit else ''}; "
+                f"extra.series.experiments.limits.{name} in mkdocs.yml)")
+
+
+@dataclass(frozen=True)
 class RunResult:
     """One run of an experiment script (or its cached record)."""
 
@@ -192,6 +209,7 @@ class RunResult:
     cached: bool = False
     undecodable: str = ""  # where standard output stopped being UTF-8, e.g. "byte 0xff on line 2"
     not_run: str = ""  # why the build refused to run it at all (no full sandbox under CI)
+    limit: str = ""  # the limit the run hit, as Limits.phrase names it
     # What the run read of the resources: "experiments/x.py" (a file opened or imported) or
     # "experiments/" (a folder listed) -> SHA-256 of the bytes, or of the sorted names, it was given.
     inputs: dict[str, str] = field(default_factory=dict)

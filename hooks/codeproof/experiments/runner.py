@@ -8,10 +8,12 @@ Containment. Nothing an experiment does may change what is published or the repo
   `python -B experiments/x.py`, with that folder as its working directory. Every relative path it
   writes (site/..., docs/..., experiments/...) lands in the copy. HOME and TMPDIR are the run's
   own `home/` and `tmp/` beside it.
-- Where bubblewrap (`bwrap`) works, the run is also in a sandbox: the whole file system read-only
-  except the run's folder, /tmp included (so absolute paths cannot write to the repository
-  either, wherever it is), a PID namespace that dies with the run, and no network. Without it ("subreaper" below) relative
-  paths are contained, absolute ones are not.
+- Where bubblewrap (`bwrap`) works, the run is also in a sandbox (bwrap_command): it sees only the system's
+  programs and libraries and the interpreter, read-only, and the run's folder; a private /tmp, /dev
+  and /proc (a PID namespace that dies with the run); no network; never root. Without it
+  ("subreaper" below) relative paths are contained, absolute ones are not.
+- Limits (Limits: memory, processes, file size, CPU time) are set on the script's process by the
+  supervisor, which stays outside them; a run that hits one fails naming it (RunResult.limit).
 - The script runs under a small supervisor (SUPERVISOR below, `python -c`) that makes itself a
   child subreaper (prctl PR_SET_CHILD_SUBREAPER): every process the script leaves behind, however
   it detached (setsid, double fork), is re-parented to it. When the script ends, or the runner
@@ -69,7 +71,7 @@ from codeproof.series.config import in_ci
 from codeproof.common.filesystem import write_atomically
 from codeproof.experiments.resources import Resource, read_resources
 from codeproof.common.signing import default_key_file, mac, machine_secret, signed_by
-from codeproof.common.structure import Problem, RunResult
+from codeproof.common.structure import Limits, Problem, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
 
@@ -98,25 +100,44 @@ SANDBOX_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow unpri
 # What a build log says of the sandbox the experiments run in, once, when the first one runs.
 SANDBOX_NOTES = {
     "bwrap": "experiments run in bubblewrap's sandbox",
-    "subreaper": "experiments run in the fallback containment (a child subreaper, not a sandbox): bubblewrap is "
-                 "missing or cannot make namespaces here; install it (apt-get install bubblewrap) for the full sandbox",
+    "subreaper": "experiments run in the fallback containment (a child subreaper, not a sandbox, whose process "
+                 "limit counts all of the user's processes and none of root's): bubblewrap is missing or cannot make "
+                 "namespaces here; install it (apt-get install bubblewrap) for the full sandbox",
 }
+LIMIT_NAMES = tuple(Limits.__dataclass_fields__)  # the order in which the supervisor reads them
+NOBODY = 65534  # the user a root build's sandbox runs scripts as (see bwrap_command)
 RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
 
 
-# The supervisor, run as `python -B -c SUPERVISOR <record fd> <resource folder> <script>` in the run's
-# resource folder. A string, so that nothing of the engine is imported into the experiment's process.
+# The supervisor, run as `python -B -c SUPERVISOR <record fd> <resource folder> <script> <limits> <nobody>` in
+# the run's resource folder, the limits as Limits' four numbers in its field order, then the user to become
+# (NOBODY in a root build's sandbox, else 0: stay). A string, so that nothing of
+# the engine is imported into the experiment's process.
 SUPERVISOR = r'''
-import ctypes, os, signal, sys, time
+import ctypes, os, resource, signal, sys, time
 
 record_fd, inside, script = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+memory_mib, processes, file_size_mib, cpu_seconds, nobody = map(int, sys.argv[4:9])
 os.set_inheritable(record_fd, False)  # the script's own children do not get it
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
-prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER, CLONE_NEWUSER = 1, 38, 36, 0x10000000
+libc = ctypes.CDLL(None, use_errno=True)
+prctl = getattr(libc, "prctl", None)
 if prctl is None or prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
     sys.exit("codeproof: cannot contain the experiment: prctl(PR_SET_CHILD_SUBREAPER) is not available "
              "(experiments run on Linux only)")
+prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # no program it runs gains a privilege (setuid bits, file capabilities)
+if nobody:  # a root build's sandbox (see bwrap_command): never run the script as root
+    os.setgroups([])
+    os.setresgid(nobody, nobody, nobody)
+    os.setresuid(nobody, nobody, nobody)
+    if libc.unshare(CLONE_NEWUSER) != 0:  # where it cannot, the process limit counts every process of NOBODY
+        print(f"codeproof: no user namespace of the run's own (errno {ctypes.get_errno()}): the process limit "
+              "counts every process of its user", file=sys.stderr)
+    # A new user namespace gives its first process every capability inside it: the script needs none.
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # _LINUX_CAPABILITY_VERSION_3
+    if libc.capset(header, data) != 0:
+        sys.exit(f"codeproof: cannot drop the run's capabilities (errno {ctypes.get_errno()})")
 prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)  # the build went away: clean up as on a time-out
 
 
@@ -153,6 +174,22 @@ def experiment(record_fd, inside, script):
         except Exception:  # never let the record change what the script does
             pass
 
+    def hit(name):
+        """Tell the runner which limit stopped the script (a note for the failure's message, nothing more)."""
+        try:
+            write(record_fd, f"limit\t{name}\0".encode())
+        except OSError:
+            pass
+
+    # The limits hold for the script and every process it starts; the supervisor stays outside them, so it can
+    # always end the run. RLIMIT_NPROC counts the processes of the run's user in the run's own user namespace.
+    mib = 1024 * 1024
+    for which, soft, hard in ((resource.RLIMIT_AS, memory_mib * mib, memory_mib * mib),
+                              (resource.RLIMIT_NPROC, processes, processes),
+                              (resource.RLIMIT_FSIZE, file_size_mib * mib, file_size_mib * mib),
+                              (resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 1)):  # SIGXCPU, then SIGKILL
+        resource.setrlimit(which, (soft, hard))
+
     path = os.path.abspath(script)
     sys.addaudithook(record)
     sys.argv[:] = [script]
@@ -168,6 +205,12 @@ def experiment(record_fd, inside, script):
     except SystemExit:
         raise
     except BaseException as error:  # a traceback of the script's frames only, as `python script` prints
+        if isinstance(error, MemoryError):
+            hit("memory_mib")
+        elif isinstance(error, OSError) and error.errno == 27:  # EFBIG: Python ignores SIGXFSZ, the write fails
+            hit("file_size_mib")
+        elif (isinstance(error, OSError) and error.errno == 11) or "can't start new thread" in str(error):
+            hit("processes")  # EAGAIN from fork, or a thread refused
         error = error.with_traceback(error.__traceback__.tb_next)
         sys.excepthook(type(error), error, error.__traceback__)
         sys.exit(1)
@@ -243,7 +286,12 @@ def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), reada
     """The sandbox: the system's programs and libraries and the interpreter (and `readable`, e.g. another
     commit's package for drift --run), read-only; the run's folder, writable; a private /tmp, /dev and /proc
     (a PID namespace: no other process visible); no network, no IPC, no other namespace shared, a session of
-    its own. `hidden` files (the cache's key), where they are among what it sees, read as empty."""
+    its own. `hidden` files (the cache's key), where they are among what it sees, read as empty.
+
+    The script never runs as root. The kernel exempts root from RLIMIT_NPROC in every user namespace, so
+    a root build's sandbox keeps only the capabilities to change user, and the supervisor becomes NOBODY in a
+    user namespace of its own before anything else runs (the process limit then counts that run's processes
+    alone). Any other user's build is bwrap's own user namespace, as that user, without capabilities."""
     system = []
     for path in SYSTEM_PATHS:
         if os.path.islink(path) and os.path.dirname(path) == "/":  # merged /usr: /bin -> usr/bin
@@ -254,8 +302,16 @@ def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), reada
     seen = [path for path in seen if not any(Path(path).is_relative_to(other) for other in seen if other != path)]
     hide = [arg for file in hidden if file.is_file() and any(file.is_relative_to(path) for path in seen)
             for arg in ("--ro-bind", "/dev/null", str(file))]
-    return ["bwrap", "--unshare-all", "--new-session", "--die-with-parent", *system,
-            "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",  # then what may lie in /tmp: a clone's venv
+    # bwrap makes the folders leading to a bound path (/etc, /root, ...) readable by root alone: made first
+    # (mode 755), NOBODY may pass. Those inside a bound folder are that folder's own.
+    bound = [system[i + 2] for i, arg in enumerate(system) if arg == "--ro-bind"]
+    leading = dict.fromkeys(str(folder) for path in (*bound, *seen, str(run_dir)) for folder in reversed(Path(path).parents)
+                            if str(folder) not in ("/", "/tmp") and not any(folder.is_relative_to(b) for b in bound))
+    namespaces = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                   "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if os.geteuid() == 0 else ["--unshare-all"])
+    return ["bwrap", *namespaces, "--new-session", "--die-with-parent",
+            "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp",  # then what lies in it: a venv
+            *[arg for folder in leading for arg in ("--dir", folder)], *system,
             *[arg for path in seen for arg in ("--ro-bind", path, path)],
             "--bind", str(run_dir), str(run_dir), *hide, "--chdir", str(cwd), "--"]
 
@@ -272,6 +328,13 @@ def bwrap_works() -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return probe.returncode == 0
+
+
+def _give(run_dir: Path, user: int) -> None:
+    """Make the run's folder, and all it holds, the user's (the script runs as that user and writes there)."""
+    for folder, dirs, files in os.walk(run_dir):
+        for name in (folder, *(os.path.join(folder, d) for d in dirs), *(os.path.join(folder, f) for f in files)):
+            os.chown(name, user, user, follow_symlinks=False)
 
 
 def run_env(run_dir: Path, python_path: Path | None = None) -> dict[str, str]:
@@ -322,7 +385,8 @@ def input_digest(files: dict[str, bytes], name: str) -> str | None:
 
 class ExperimentRunner:
     def __init__(self, root: Path, cache_dir: Path, timeout: float, output_cap: int, use_cache: bool = True,
-                 sandbox: str | None = None, key_file: Path | None = None, python_path: Path | None = None):
+                 sandbox: str | None = None, key_file: Path | None = None, python_path: Path | None = None,
+                 limits: Limits = Limits()):
         """sandbox: "bwrap" or "subreaper"; None takes bwrap where it works. key_file: the cache's secret."""
         if sandbox not in (None, *SANDBOXES):
             raise ValueError(f"sandbox must be one of {SANDBOXES}, not {sandbox!r}")
@@ -330,6 +394,7 @@ class ExperimentRunner:
         self.cache_dir = cache_dir / "experiments"
         self.timeout = timeout
         self.output_cap = output_cap
+        self.limits = limits
         # Caches are conveniences: CI trusts none (see the module's docstring).
         # A run against another package tree is no evidence for the build: it neither reads nor fills the cache.
         self.use_cache = use_cache and python_path is None and os.environ.get(NO_CACHE_ENV, "") in ("", "0") \
@@ -391,7 +456,8 @@ class ExperimentRunner:
 
     def cache_entry(self, script: str) -> Path:
         """Where the last good run of `script` with this toolchain is kept."""
-        name = hashlib.sha256(json.dumps([script, self.versions], sort_keys=True).encode()).hexdigest()
+        # A run that passed under other limits may not pass under these.
+        name = hashlib.sha256(json.dumps([script, self.versions, asdict(self.limits)], sort_keys=True).encode()).hexdigest()
         return self.cache_dir / f"{name}.json"
 
     def published(self) -> tuple[list[Resource], list[Problem]]:
@@ -511,14 +577,30 @@ class ExperimentRunner:
             reader.join(STOP_GRACE)
             whole = not reader.is_alive() and len(record) <= RECORD_CAP
             inputs = self._inputs(bytes(record), resources, script, files) if whole else {}
-        return replace(result, inputs=inputs)
+        return replace(result, inputs=inputs, limit=self._limit_hit(bytes(record), result))
+
+    def _limit_hit(self, record: bytes, result: RunResult) -> str:
+        """Which limit stopped a failed run, as the record says (MemoryError, EFBIG, EAGAIN) or SIGXCPU shows."""
+        if result.returncode == 0:
+            return ""
+        if result.returncode == 128 + signal.SIGXCPU:
+            return self.limits.phrase("cpu_seconds")
+        for item in record.split(b"\0"):
+            kind, _, name = item.decode("utf-8", "replace").partition("\t")
+            if kind == "limit" and name in LIMIT_NAMES:
+                return self.limits.phrase(name)
+        return ""
 
     def _supervised(self, script: str, run_dir: Path, record: int) -> RunResult:
         cwd = run_dir / "resources"
-        argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(cwd), script]
+        argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(cwd), script,
+                *(str(getattr(self.limits, name)) for name in LIMIT_NAMES), "0"]
         if self.sandbox == "bwrap":
             readable = (self.python_path,) if self.python_path else ()
             argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,), readable=readable) + argv
+            if os.geteuid() == 0:  # the supervisor becomes NOBODY (see bwrap_command); the script writes here
+                _give(run_dir, NOBODY)
+                argv[-1] = str(NOBODY)
         started = time.monotonic()
         process = subprocess.Popen(
             argv, cwd=cwd, env=run_env(run_dir, self.python_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

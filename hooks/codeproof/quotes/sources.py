@@ -331,10 +331,12 @@ def _unpacked(data: bytes, sha256: str) -> dict[str, bytes]:
 
 
 def _archive_files(data: bytes) -> dict[str, bytes]:
-    """The regular files of an sdist, named without its one top folder (autograd-1.9.1/...)."""
+    """The regular files of an sdist, named without its one top folder (autograd-1.9.1/...). A name that is not
+    a repository path in normal form (`top//etc/x`, `top/../../x`) names no file of the package: it is left out,
+    so nothing that writes the files out can be led outside its folder."""
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        members = [m for m in archive.getmembers() if m.isfile()]
-        return {m.name.split("/", 1)[1]: archive.extractfile(m).read() for m in members if "/" in m.name}
+        members = [(m, m.name.split("/", 1)[1]) for m in archive.getmembers() if m.isfile() and "/" in m.name]
+        return {name: archive.extractfile(m).read() for m, name in members if normal_path(name) == name}
 
 
 class SourceStore:

@@ -43,8 +43,23 @@ def _analyse(text: str) -> _File:
     return _File(lines, {k: tuple(v) for k, v in starts.items()})
 
 
+LARGE_FILE_LINES = 20_000  # a parse of a file this long holds some 60 MB; 300,000 lines hold about 900 MB
+_LARGE: dict[str, SymbolIndex] = {}  # at most one large file's parse at a time: drift reads two versions
+
+
+def symbols_of(text: str) -> SymbolIndex:
+    """The parsed symbols of a file: kept for the file's later quotes (and serve's next build); a large
+    file's parse is dropped before the next large one is made, so two never add up."""
+    if text.count("\n") <= LARGE_FILE_LINES:
+        return _small_symbols(text)
+    if text not in _LARGE:
+        _LARGE.clear()
+        _LARGE[text] = SymbolIndex(text)
+    return _LARGE[text]
+
+
 @lru_cache(maxsize=256)
-def _symbols(text: str) -> SymbolIndex:
+def _small_symbols(text: str) -> SymbolIndex:
     return SymbolIndex(text)
 
 
@@ -58,7 +73,7 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
             f"{line}), where Python breaks a line and the file's lines do not, so no symbol can be matched to its lines",
             hint="quote a file whose lines end in LF or CRLF"))
     try:
-        index = _symbols(text)
+        index = symbols_of(text)
         specs = parse_symbols(block.fields["Symbol"])
         spans = [index.spans(spec) for spec in specs]
     except SymbolError as error:

@@ -24,7 +24,7 @@ from mkdocs.exceptions import Abort, ConfigurationError
 
 from codeproof.common.errors import CodeproofError
 from codeproof.common.markers import plain_text
-from codeproof.common.structure import Block, FileRef, Problem, report
+from codeproof.common.structure import Block, FileRef, Limits, Problem, report
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -147,9 +147,18 @@ class _Announced(base.Config):
     title = c.Optional(PlainTitle())
 
 
+class _Limits(base.Config):
+    memory_mib = Number(int, 255, 1 << 30, "a whole number of MiB from 256", default=Limits.memory_mib)
+    processes = Number(int, 7, 1 << 22, "a whole number from 8", default=Limits.processes)
+    file_size_mib = Number(int, 0, 1 << 30, "a positive whole number of MiB", default=Limits.file_size_mib)
+    cpu_seconds = Number(int, 0, MAX_TIMEOUT, f"a whole number of seconds from 1 to {MAX_TIMEOUT}",
+                         default=Limits.cpu_seconds)
+
+
 class _Experiments(base.Config):
     timeout = Number((int, float), 0, MAX_TIMEOUT, f"a number of seconds between 0 and {MAX_TIMEOUT}", default=120)
     output_cap = Number(int, 0, float("inf"), "a positive number of bytes", default=1024 * 1024)
+    limits = c.SubConfig(_Limits)
 
 
 class SeriesSchema(base.Config):
@@ -161,6 +170,9 @@ class SeriesSchema(base.Config):
     cache_dir = RepositoryPath("the cache folder", default=".cache")
     experiments = c.SubConfig(_Experiments)
     source_pages = c.Type(bool, default=True)  # publish the quoted package's files, cross-referenced (source/)
+    # Over this many lines a source page is plain text, neither highlighted nor cross-referenced: the work on a
+    # file stays bounded whatever upstream holds.
+    source_page_max_lines = Number(int, 0, 10_000_000, "a positive whole number of lines", default=20_000)
 
 
 @dataclass(frozen=True)
@@ -193,6 +205,8 @@ class Series:
     experiment_timeout: float
     output_cap: int
     source_pages: bool = True
+    limits: Limits = Limits()
+    source_page_max_lines: int = 20_000
 
 
 class SeriesConfigError(CodeproofError):
@@ -228,7 +242,9 @@ def series_from_extra(extra_series: object, config_file: Path) -> Series:
         cache_dir=root / values["cache_dir"],
         experiment_timeout=float(values["experiments"]["timeout"]),
         output_cap=values["experiments"]["output_cap"],
+        limits=Limits(**values["experiments"]["limits"]),
         source_pages=values["source_pages"],
+        source_page_max_lines=values["source_page_max_lines"],
     )
 
 

@@ -56,12 +56,13 @@ class Note:
 MAP_URL = f"{SOURCE_ROOT}/"
 
 
-RENDERING = 3  # of code_html: a change of its output changes this, so no page is taken from an older cache
+RENDERING = 4  # of code_html: a change of its output changes this, so no page is taken from an older cache
 
 
-def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link) -> Markup:
+def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link,
+              plain: bool = False) -> Markup:
     """The file as HTML lines, every text escaped. `link(path, line)` is the address of a line of a source page
-    from this one."""
+    from this one. `plain`: the lines as text, not lexed (a file over the size the site highlights)."""
     links = NameLinks(index.references.get(path, []), link)
     if LONE_CR.search(text):  # Python (so the index) and Pygments break lines there; the file's lines do not
         links, text = NameLinks([], link), LONE_CR.sub("\u240d", text)  # shown as ␍, on its line
@@ -73,7 +74,9 @@ def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange],
     for note in notes:
         notes_at.setdefault(note.line, []).append(note)
     lines, current, line, column = [], [], 1, 0
-    for kind, value in PythonLexer(stripnl=False, ensurenl=True).get_tokens(text):
+    tokens = [(None, text if text.endswith("\n") else text + "\n")] if plain else \
+        PythonLexer(stripnl=False, ensurenl=True).get_tokens(text)
+    for kind, value in tokens:
         css = _css_class(kind)
         for n, piece in enumerate(value.split("\n")):
             if n:  # a line ends here
@@ -105,6 +108,8 @@ def _attribute(value: str) -> str:
 
 
 def _css_class(kind) -> str:
+    if kind is None:  # plain text
+        return ""
     while kind not in STANDARD_TYPES:
         kind = kind.parent
     return STANDARD_TYPES[kind]
@@ -131,6 +136,7 @@ class SourceSite:
 
     files: dict[str, bytes]
     index: XrefIndex
+    max_lines: int = 20_000  # over this, a file's page is plain text (Series.source_page_max_lines)
     _used: dict = field(default_factory=dict, compare=False, repr=False)  # quotes -> used_definitions of them
 
     def used_definitions(self, quoted: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
@@ -151,7 +157,13 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     files: dict[str, bytes] = {}
     for folder in folders:
         files.update(store.tree(series.baseline.repo, series.baseline.commit, folder))
-    return SourceSite(files, cross_references(files, series.cache_dir, log))
+    indexed = {path: data for path, data in files.items() if not too_long(data, series.source_page_max_lines)}
+    return SourceSite(files, cross_references(indexed, series.cache_dir, log), series.source_page_max_lines)
+
+
+def too_long(data: bytes, max_lines: int) -> bool:
+    """Whether a file's page is plain text: neither Pygments nor jedi is given more than `max_lines` lines."""
+    return data.count(b"\n") > max_lines
 
 
 def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]], site: SourceSite, baseline,
@@ -190,6 +202,8 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
     by everything it is made from (CI reads no cache)."""
     text = site.files[path].decode("utf-8", "replace")
     ranges = [q for q in quoted if q.path == path]
+    plain = too_long(site.files[path], site.max_lines)
+
     def section(q: QuotedRange) -> str:  # the address of the post's section that quotes q
         return page_link(q.url) + (f"#{q.anchor}" if q.anchor else "")
 
@@ -203,13 +217,14 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
         "github": f"https://github.com/{baseline.repo}/blob/{baseline.commit}/{path}",
         "raw": page_link(source_raw_src(path)), "map": page_link(MAP_URL),
         "ranges": [(q, f"#L{q.first}-L{q.last}", section(q)) for q in sorted(ranges, key=lambda q: q.first)],
-        "code": _cached_code(path, text, site.index, ranges, list(dict.fromkeys(notes)), link, cache_dir),
+        "code": _cached_code(path, text, site.index, ranges, list(dict.fromkeys(notes)), link, cache_dir, plain),
+        "plain": plain and {"lines": text.count("\n"), "max": site.max_lines},
     }
 
 
-def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Markup:
+def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path, plain: bool = False) -> Markup:
     # The index by its key (the files it was made from), not its 3,000 references again for each page.
-    made_of = [RENDERING, path, hashlib.sha256(text.encode("utf-8")).hexdigest(), index.key,
+    made_of = [RENDERING, path, plain, hashlib.sha256(text.encode("utf-8")).hexdigest(), index.key,
                link(path, None),  # from the page to itself: how the site addresses pages, so where every link leads
                [_fields(q) for q in ranges], [_fields(n) for n in notes]]
     key = hashlib.sha256(json.dumps(made_of, ensure_ascii=False).encode("utf-8")).hexdigest()
@@ -223,7 +238,7 @@ def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path) -> Mar
             return _keep((cache_dir, key), Markup(data.decode("utf-8")))
         except UnicodeDecodeError:
             pass  # a damaged cache is made again
-    code = _keep((cache_dir, key), code_html(path, text, index, ranges, notes, link))
+    code = _keep((cache_dir, key), code_html(path, text, index, ranges, notes, link, plain))
     write_signed(kept, secret, str(code).encode("utf-8"))
     return code
 
