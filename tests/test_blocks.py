@@ -96,6 +96,12 @@ NOT_YES_OR_NO = ("is neither yes nor no\n  hint: write `Dedent: no` to show the 
         ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: prints \u202egnol si ti",
          "EXPERIMENT: Purpose holds U+202E, which would make the card read other than it is (bidirectional or "
          "invisible controls)\n  hint: delete it: retype the line if you cannot see it"),
+        ("[EXPERIMENT]\nFile: experiments/a.py\nPurpose: ✓ 输出已验证 · 源码 REAL SOURCE",
+         "EXPERIMENT: Purpose shows '输出已验证', a card's own face, which would make the card claim what nothing "
+         "proved\n  hint: say it in other words"),
+        ("[REAL SOURCE]\nFile: a.py\nSymbol: f (源碼 REAL SOURCE)",
+         "REAL SOURCE: Symbol shows '源码 REAL SOURCE', a card's own face, which would make the card claim what "
+         "nothing proved\n  hint: say it in other words"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f (the \u2066real\u2069 one\u200b)",
          "REAL SOURCE: Symbol holds U+200B, U+2066, U+2069, which would make the card read other than it is "
          "(bidirectional or invisible controls)\n  hint: delete it: retype the line if you cannot see it"),

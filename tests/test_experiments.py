@@ -560,3 +560,25 @@ def test_with_ci_a_build_whose_sandbox_cannot_work_fails_at_each_output(tmp_path
     built, log = site.build()
     assert built is None
     assert report(log) == f"1 problem:\n\ndocs/posts/p.md:32: OUTPUT {FIXTURE_SCRIPT}: {NO_SANDBOX_IN_CI}\n  hint: {SANDBOX_HINT}"
+
+
+@pytest.mark.parametrize("printed, shown", [("all checks \u202edeliaf\u202c", "U+202E on line 1"),
+                                            ("ok\n\x1b[31mred\x1b[0m", "U+001B on line 2")])
+def test_output_with_a_control_character_fails_and_says_where(root, make_runner, printed, shown):
+    """A card would show other text than was printed (bidi), or a terminal would run it (escapes)."""
+    write(root, SCRIPT, f"print({printed!r})\n")
+    assert run_failure(make_runner().result(SCRIPT), 20) == (
+        f"printed {shown}, a control character that a card would not show as printed; print such characters "
+        "escaped (repr or ascii())")
+
+
+def test_a_failing_scripts_error_shows_control_characters_escaped(root, make_runner):
+    write(root, SCRIPT, 'import sys\nsys.stderr.write("\\x1b[2J\\x1b]0;owned\\x07")\nsys.exit(3)\n')
+    assert run_failure(make_runner().result(SCRIPT), 20) == "exited with status 3\n<U+001B>[2J<U+001B>]0;owned<U+0007>"
+
+
+def test_a_script_with_a_bidirectional_control_is_refused_at_its_line(root):
+    write(root, "experiments/trojan.py", 'ok = True\nif ok:  # \u202e } \u2066if not ok\u2069 \u2066\n    print("x")\n')
+    assert read_resources(root)[1] == [Problem(
+        "experiments/trojan.py", 2, "the script holds U+202E on line 2, a bidirectional control that makes code read "
+        "other than it runs", hint="delete it; write such a character as an escape (\\u202e) in a string")]

@@ -42,6 +42,12 @@ def held(what: str, line: int = 5, post: str = POST) -> Problem:
     return Problem(post, line, f"the page holds {what}", hint=HELD_HINT)
 
 
+def face(shown: str, line: int = 5) -> Problem:
+    """The problem of a page that shows a card's face (label or stamp) outside a card."""
+    return Problem(POST, line, f"the page shows {shown!r} outside a verified card: a card's face (its label, or its "
+                               "stamp's wording) would pass for one", hint="remove it from the post: only the build renders cards")
+
+
 def escaped(kind: str, line: int = 5, post: str = POST) -> Problem:
     """The problem of a marker in the rendered page outside a card (line 7 is SOURCE's `[REAL SOURCE]`)."""
     return Problem(
@@ -159,7 +165,7 @@ def test_a_block_the_parser_misses_still_fails_the_build(tmp_path, monkeypatch):
                                                  held(f"the class 'proof-card--output': {NOT_MARKDOWNS}")]),
     ('<p class="proof-card__stamp">✓ 输出已验证</p>', [held(f"a hand-written proof-card__stamp element: {ONLY_THE_BUILD}"),
                                                    held(f"the class 'proof-card__stamp': {NOT_MARKDOWNS}"),
-                                                   held(f"the wording of a verified output's stamp (输出已验证) {A_STAMP}")]),
+                                                   face("输出已验证")]),
 ])
 def test_what_would_change_what_a_page_shows_is_refused(html, problems):
     assert guard(html) == problems
@@ -383,14 +389,21 @@ def test_a_very_long_line_is_read_in_linear_time(line):
     ('<div class="highlight"><pre><code><span class="linenos" data-linenos="101 "></span>fake</code></pre></div>',
      [held(f"the class 'linenos': {NOT_MARKDOWNS}"), held(f"a data-linenos='101 ' attribute on <span>: {CHANGES_THE_PAGE}")]),
     # The card's own face, hand-made: its label, line numbers drawn by the site's style sheet, its stamp.
-    ("<p><strong>源码 REAL SOURCE</strong> autograd/core.py</p>",
-     [held(f"a <p> reading '源码 REAL SOURCE AUTOGRAD CORE PY': {LOOKS_LIKE_A_CARD}"),
-      held(f"a <strong> reading '源码 REAL SOURCE': {LOOKS_LIKE_A_CARD}")]),
-    ("<p>输出 OUTPUT</p>", [held(f"a <p> reading '输出 OUTPUT': {LOOKS_LIKE_A_CARD}")]),
+    ("<p><strong>源码 REAL SOURCE</strong> autograd/core.py</p>", [face("源码 REAL SOURCE")]),
+    ("<p>输出 OUTPUT</p>", [face("输出 OUTPUT")]),
+    # ... however written: in a <div>, split by markup or code, in traditional or look-alike Han, in an attribute.
+    ("<div>源码 REAL SOURCE</div>", [face("源码 REAL SOURCE")]),
+    ("<p>源码<code>REAL SOURCE</code></p>", [face("源码 REAL SOURCE")]),
+    ("<p>源碼 REAL SOURCE</p>", [face("源码 REAL SOURCE")]),
+    ("<p>✓ 输出<span></span>已验证 · Python 3.11.7</p>", [face("输出已验证")]),
+    ("<p>✓ 输出己验证 · Python 3.11.7</p>", [face("输出已验证")]),
+    ('<table><tbody><tr><td data-label="✓ 输出已验证 · Python 3.11.7">ok</td></tr></tbody></table>',
+     [face("输出已验证")]),  # shown attributes are read as the page's text
+    ('<div class="admonition note"><p class="admonition-title">源码 · autograd/core.py L88–L96</p></div>',
+     [held(f"a <p> reading '源码 AUTOGRAD CORE PY L88 L96': {LOOKS_LIKE_A_CARD}")]),
     ('<div class="highlight"><pre><code><span class="linenos">101</span>x = 1</code></pre></div>',
      [held(f"the class 'linenos': {NOT_MARKDOWNS}")]),
-    ("<p><em>✓ 输出已验证 · Python 3.11.7 · numpy 2.2.6 · autograd 1.9.1</em></p>",
-     [held(f"the wording of a verified output's stamp (输出已验证) {A_STAMP}")]),
+    ("<p><em>✓ 输出已验证 · Python 3.11.7 · numpy 2.2.6 · autograd 1.9.1</em></p>", [face("输出已验证")]),
 ])
 def test_a_cards_label_rows_or_line_numbers_outside_a_card_are_refused(html, problems):
     assert guard(html) == problems
@@ -403,3 +416,29 @@ def test_a_cards_label_rows_or_line_numbers_outside_a_card_are_refused(html, pro
 ])
 def test_letters_and_brackets_named_like_latin_ones_still_make_a_marker(marker, kind):
     assert guard(f"<p>{marker}</p>") == [escaped(kind)]
+
+
+def test_prose_may_name_a_cards_label_in_inline_code():
+    assert guard("<p>卡片的标签是 <code>源码 REAL SOURCE</code>。</p>") == []
+
+
+@pytest.mark.parametrize("html, tag", [("<p><s>下面这段输出</p>\n", "s"), ("<p><small>x</p>\n", "small"),
+                                       ('<p><a href="https://evil.example/">点这里</p>\n', "a")])
+def test_an_element_left_open_before_a_card_is_refused(html, tag):
+    """A browser re-opens it inside the card: the verified output struck through, made tiny, or a link elsewhere."""
+    assert guard(html + CARD, cards=1) == [
+        Problem(POST, 5, f"a <{tag}> is left open, so the browser carries it into the next verified card",
+                hint=f"close it (</{tag}>) where it ends, or write it as Markdown")]
+
+
+def test_an_element_left_open_at_the_end_is_refused():
+    assert guard("<p><u>x</p>") == [
+        Problem(POST, 5, "a <u> is left open, so the browser carries it on into the rest of the page",
+                hint="close it (</u>) where it ends, or write it as Markdown")]
+
+
+@pytest.mark.parametrize("control", ["\u200e", "\u200f", "\u061c"])
+def test_the_marks_that_reorder_text_are_refused_too(control):
+    assert guard(f"<p>3{control} - {control}5</p>") == [held(
+        f"a bidirectional control character (U+{ord(control):04X}): it can make text read as something else",
+        line=5)]

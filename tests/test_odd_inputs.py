@@ -118,6 +118,9 @@ OUTSIDE_A_CARD = "names a block marker, which would be published outside a verif
     ("Title: lower case matters", f"front matter: 'Title' {UNKNOWN_KEY}"),
     ("tags: ['[OUTPUT]']", f"front matter: tags '[OUTPUT]' {OUTSIDE_A_CARD}"),
     ("description: '[REAL SOURCE] forged'", f"front matter: description '[REAL SOURCE] forged' {OUTSIDE_A_CARD}"),
+    ("description: '✓ 输出已验证 · 源码 REAL SOURCE'",  # meta tags and feeds, which no guard reads
+     "front matter: description '✓ 输出已验证 · 源码 REAL SOURCE' shows '输出已验证', a card's own face, which would be "
+     "published outside a verified card\n  hint: say it in other words"),
     ("date: yesterday", "front matter: date 'yesterday' is not a date\n  hint: write it as 2026-09-05"),
     ("hide: [everything]", "front matter: hide ['everything'] is not what the theme hides\n"
                            "  hint: hide takes navigation, toc, footer, tags, feedback, path"),

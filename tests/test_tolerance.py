@@ -54,14 +54,16 @@ BOTH_FORMS = ("write `Tolerance: 1e-7` (a relative tolerance), or `Tolerance: re
 @pytest.mark.parametrize("value, wrong", [
     ("lots", "'lots' is not a number"),
     ("", "'' is not a number"),
-    ("0", "rel must be a finite number between 0 and 1, not 0"),
-    ("1", "rel must be a finite number between 0 and 1, not 1"),
-    ("inf", "rel must be a finite number between 0 and 1, not inf"),
-    ("nan", "rel must be a finite number between 0 and 1, not nan"),
-    ("rel=-1e-7", "rel must be a finite number between 0 and 1, not -1e-7"),
-    ("abs=-1e-12", "abs must be a finite number of at least 0, not -1e-12"),
-    ("rel=1e-7, abs=inf", "abs must be a finite number of at least 0, not inf"),
+    ("0", "rel must be a number above 0 and at most 0.01, not 0"),
+    ("1", "rel must be a number above 0 and at most 0.01, not 1"),
+    ("inf", "rel must be a number above 0 and at most 0.01, not inf"),
+    ("nan", "rel must be a number above 0 and at most 0.01, not nan"),
+    ("rel=-1e-7", "rel must be a number above 0 and at most 0.01, not -1e-7"),
+    ("abs=-1e-12", "abs must be a number from 0 to 0.001, not -1e-12"),
+    ("rel=1e-7, abs=inf", "abs must be a number from 0 to 0.001, not inf"),
     ("abs=0", "abs=0 alone allows no difference at all"),
+    ("0.999", "rel must be a number above 0 and at most 0.01, not 0.999"),  # 900.0 for a printed 1.0
+    ("abs=1e300", "abs must be a number from 0 to 0.001, not 1e300"),  # any number at all
     ("rel=1e-7; abs=1e-12", "'1e-7; abs=1e-12' is not a number"),
     ("rel=1e-7, 1e-12", "'1e-12' is not key=value"),
     ("rel=1e-7,", "'' is not key=value"),

@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 from codeproof.site import render
 from codeproof.site import addresses
-from codeproof.common.markers import marker_kind
+from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series
 from codeproof.experiments.runner import SANDBOX_HINT, ExperimentRunner
@@ -188,18 +188,21 @@ def run_failure(run: RunResult, timeout: float) -> str | None:
     if run.overflow:
         return "printed more than the output cap; the run was killed"
     if run.returncode != 0:
-        tail = "\n".join(run.stderr.strip().splitlines()[-12:])
+        tail = UNSHOWN_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", "\n".join(run.stderr.strip().splitlines()[-12:]))
         limit = f": it passed {run.limit}" if run.limit else ""
         return f"exited with status {run.returncode}{limit}\n{tail}"
     if run.undecodable:  # never replaced silently: what is published must be what it printed
         return f"printed output that is not UTF-8 ({run.undecodable}); only UTF-8 text is published"
+    if first_unshown(run.stdout):  # a card would show other text than it printed, or a terminal run it
+        return (f"printed {first_unshown(run.stdout)}, a control character that a card would not show as printed; "
+                "print such characters escaped (repr or ascii())")
     return None
 
 
 def stamp(run: RunResult, tolerance: Tolerance | None) -> str:
     v = run.versions
     when = f"缓存，验证于 {run.verified_on}" if run.cached else f"验证于 {run.verified_on}"
-    return (f"✓ {render.STAMP_WORDS}{agreement(tolerance)} · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
+    return (f"✓ {STAMP_WORDS}{agreement(tolerance)} · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
             f" · 运行 {run.seconds:.2f} s · {when}")
 
 

@@ -130,3 +130,42 @@ def plain_text(text: str) -> bool:
     """Text that a theme may print as HTML anywhere (a title in the navigation, every page's series bar): no
     markup character and no marker."""
     return not set(text) & MARKUP_CHARACTERS and not names_marker(text)
+
+
+# Characters that reorder the text around them (bidirectional controls and marks): a line that holds one can read
+# as another ("Trojan Source"). And what a terminal or a page would not show as printed: those, and the control
+# characters but tab and the line breaks (an escape sequence recolours a terminal, a NUL ends a C string).
+BIDI_RE = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+UNSHOWN_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def first_unshown(text: str) -> str:
+    """Where text first holds a character of UNSHOWN_RE, as a message says it ("U+202E on line 3"), or ""."""
+    found = UNSHOWN_RE.search(text)
+    return f"U+{ord(found.group()):04X} on line {text.count(chr(10), 0, found.start()) + 1}" if found else ""
+
+
+# The card's own face: the label before each kind, and the stamp under a verified output. Outside a sealed card
+# (and in what an author writes into one: header values) they would pass for a verified card.
+CARD_LABELS = {BlockKind.SOURCE: "源码", BlockKind.EXPERIMENT: "实验", BlockKind.OUTPUT: "输出"}
+STAMP_WORDS = "输出已验证"
+# Han characters a reader takes for those of the face: traditional forms, and 己 and 巳 for 已.
+FACE_FOLD = str.maketrans("碼實驗輸證己巳", "码实验输证已已")
+NOT_WORD_RE = re.compile(r"[^\w\n]+|_")  # between the characters of a face (a line break ends it)
+
+
+def card_face(text: str) -> str | None:
+    """The part of a card's face that a reader would see in `text`, however spaced, split by markup (the text is
+    given joined) or written (look-alike letters, traditional Han): the stamp's wording, a label followed by its
+    kind (源码 REAL SOURCE), or None."""
+    compact = NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper()
+    if STAMP_WORDS in compact:
+        return STAMP_WORDS
+    return next((f"{label} {kind.value}" for kind, label in CARD_LABELS.items()
+                 if label + kind.value.replace(" ", "") in compact), None)
+
+
+def starts_with_label(text: str) -> bool:
+    """Whether text (a box's title) begins with a card's label: `源码 · autograd/core.py …` would title a fake card."""
+    return NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).startswith(tuple(CARD_LABELS.values()))
+

@@ -24,7 +24,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codeproof.common.markers import names_marker
+from codeproof.common.markers import BIDI_RE, names_marker
 from codeproof.common.filesystem import FILE_HINT, shown_path, unpublishable
 from codeproof.common.structure import Problem
 
@@ -127,11 +127,17 @@ def _read_file(file: Path, path: str) -> tuple[Resource | None, Problem | None]:
         return None, Problem(path, 1, f"cannot be read: {error.strerror}", hint=FILE_HINT)
     if path.endswith(".py"):
         try:
-            data.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             line = data[: error.start].count(b"\n") + 1
             return None, Problem(path, line, f"the script is not UTF-8 (byte 0x{data[error.start]:02x} on line "
                                              f"{line})", hint="save it as UTF-8")
+        found = BIDI_RE.search(text)
+        if found:  # published on its page and in cards, it would read as other code than runs ("Trojan Source")
+            line = text.count("\n", 0, found.start()) + 1
+            return None, Problem(path, line, f"the script holds U+{ord(found.group()):04X} on line {line}, a "
+                                             "bidirectional control that makes code read other than it runs",
+                                 hint="delete it; write such a character as an escape (\\u202e) in a string")
     return Resource(path, data), None
 
 

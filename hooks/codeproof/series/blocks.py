@@ -15,7 +15,7 @@ from pathlib import Path
 
 from codeproof.series.config import SHA_RE, normal_path, valid_repo
 from codeproof.series.frontmatter import front_matter, split_front_matter
-from codeproof.common.markers import BLANKS, CONTAINER_RE, marker_kind, names_marker, skeleton, visible
+from codeproof.common.markers import BLANKS, CONTAINER_RE, card_face, marker_kind, names_marker, skeleton, visible
 from codeproof.common.structure import Block, BlockKind, FrontMatter, ParsedPost, Problem, Tolerance
 
 KEYS = {  # kind -> (required keys, optional keys) of its header
@@ -264,6 +264,9 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
             problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
         elif names_marker(value):  # shown in a verified card, it would claim what nothing proved
             problem(0, f"{key} names a block marker", "write it without the brackets")
+        elif key not in FORMATTED and card_face(value):  # likewise: the guard reads no sealed card
+            problem(0, f"{key} shows {card_face(value)!r}, a card's own face, which would make the card claim "
+                       "what nothing proved", "say it in other words")
         elif key not in FORMATTED and _invisible(value):  # the guard reads no sealed card: refused here
             problem(0, f"{key} holds {_invisible(value)}, which would make the card read other than it is "
                        "(bidirectional or invisible controls)", "delete it: retype the line if you cannot see it")
@@ -299,6 +302,9 @@ TOLERANCE_HINT = ("write `Tolerance: 1e-7` (a relative tolerance), or `Tolerance
                   "(abs for values near zero; either key may stand alone)")
 
 
+MAX_REL, MAX_ABS = 0.01, 1e-3  # the widest tolerance: 1% relative, 0.001 absolute
+
+
 def parse_tolerance(text: str) -> Tolerance:
     """A Tolerance line's value: one number (the relative tolerance), or `key=value` parts split by commas
     with the keys rel and abs. Raises ValueError saying what is wrong."""
@@ -317,10 +323,11 @@ def parse_tolerance(text: str) -> Tolerance:
             given[key] = value
     numbers = {key: _number(value) for key, value in given.items()}
     rel, absolute = numbers.get("rel", 0.0), numbers.get("abs", 0.0)
-    if "rel" in numbers and not 0 < rel < 1:  # also refuses nan and inf: a relative tolerance is a fraction
-        raise ValueError(f"rel must be a finite number between 0 and 1, not {given['rel']}")
-    if not (math.isfinite(absolute) and absolute >= 0):
-        raise ValueError(f"abs must be a finite number of at least 0, not {given['abs']}")
+    # A tolerance forgives the last digits of a float: a wider one (abs=1e300) would verify any number the card shows.
+    if "rel" in numbers and not 0 < rel <= MAX_REL:  # also refuses nan and inf
+        raise ValueError(f"rel must be a number above 0 and at most {MAX_REL:g}, not {given['rel']}")
+    if not (math.isfinite(absolute) and 0 <= absolute <= MAX_ABS):
+        raise ValueError(f"abs must be a number from 0 to {MAX_ABS:g}, not {given['abs']}")
     if not rel and not absolute:
         raise ValueError("abs=0 alone allows no difference at all")
     return Tolerance(rel, absolute)

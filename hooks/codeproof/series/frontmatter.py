@@ -8,7 +8,7 @@ import unicodedata
 
 import yaml
 
-from codeproof.common.markers import MARKUP_CHARACTERS, names_marker
+from codeproof.common.markers import MARKUP_CHARACTERS, card_face, names_marker
 from codeproof.common.structure import FrontMatter, Problem
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML was built with it
@@ -48,6 +48,9 @@ def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
             elif names_marker(value):
                 problems.append(problem(key, f"{key} {value!r} names a block marker, which would be published "
                                              "outside a verified card", "write it without the brackets"))
+            elif card_face(value):  # published in meta tags, feeds and the overview, which no guard reads
+                problems.append(problem(key, f"{key} {value!r} shows {card_face(value)!r}, a card's own face, which "
+                                             "would be published outside a verified card", "say it in other words"))
     for key in ("categories", "tags", "hide"):
         if key in meta and not (isinstance(meta[key], list) and all(isinstance(v, str) for v in meta[key])):
             problems.append(problem(key, f"{key} must be a list of words, not {meta[key]!r}", f"e.g. {key}: [a, b]"))

@@ -28,14 +28,18 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.common.markers import MARKER, kind_named, plain_text, skeleton
+from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, plain_text, skeleton, starts_with_label
 from codeproof.common.filesystem import shown_path, unpublishable
-from codeproof.site.render import CARD_LABELS, SEAL_ATTRIBUTE, STAMP_WORDS
+from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.common.structure import BlockKind, Problem
 
 KINDS = {kind.value for kind in BlockKind}
-CARD_FACES = {f"{label} {kind.value}" for kind, label in CARD_LABELS.items()}  # 源码 REAL SOURCE, as a card shows it
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
+# What a browser re-opens after a block closes (the HTML standard's formatting elements, and a link): one left
+# open before a card wraps it (struck through, hidden small, or a link elsewhere), or wraps the rest of the page.
+FORMATTING = {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"}
+SENTINEL = '<p id="codeproof-guard-sentinel">x</p>'
+
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 CARD_CLASS = "proof-card"
 EXAMPLE_CLASSES = {"language-markdown", "language-md"}  # set by pymdownx.highlight's pygments_lang_class
@@ -64,7 +68,6 @@ URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "da
 LOADED_ATTRIBUTES = {"src", "srcset", "poster", "data", "background"}  # fetched as the page loads
 # Text a reader may see (data-label: a table cell's column on a phone, drawn by the style sheet).
 SHOWN_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "label", "data-label")
-BIDI_RE = re.compile("[\u202a-\u202e\u2066-\u2069]")
 URL_NOISE = re.compile(r"[\x00-\x20]")  # browsers drop tabs and newlines anywhere, controls around
 NOT_WORDS_RE = re.compile(r"[\W_]+")  # between the words of a label
 
@@ -147,8 +150,8 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     text = skeleton(node.text(deep=True)) if code is None and (boxed or tag in LABELS) else ""
     words = NOT_WORDS_RE.sub(" ", text).strip().upper() if text else ""
     if words and not ANY_MARKER_RE.search(text) and (
-            boxed and any(kind in words for kind in KINDS) or tag in LABELS and words in KINDS
-            or tag in LABELS and any(face in words for face in CARD_FACES)):
+            boxed and (any(kind in words for kind in KINDS) or starts_with_label(text))
+            or tag in LABELS and words in KINDS):
         reading.refused.append((f"a <{tag}> reading {words[:40]!r}: a card's label outside a card would pass for "
                                 "a verified one", words[:20]))
     if "highlight" in classes:  # a highlighted block: its code is an example when it says markdown
@@ -190,9 +193,6 @@ def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code
         reading.segments.append(("\n", None))  # exempt: shown as written, and never joined to its neighbours
         return
     shown = skeleton(text)  # once per text: every text of every page comes here
-    if code is None and STAMP_WORDS in shown:
-        reading.refused.append((f"the wording of a verified output's stamp ({STAMP_WORDS}) outside a card: it would "
-                                "pass for one", STAMP_WORDS))
     reading.segments.append((shown, code if code != -1 else None))
 
 
@@ -255,6 +255,14 @@ def check_page(html: str, post: str, source_lines: list[str], first_line: int, p
             hint=f"write a block as the authoring guide shows (`[{kind}]` alone at the start of a line, at the top "
                  "level); mention a marker in prose as inline code; fence an example of the format with ```markdown",
         ))
+    for face in _faces(reading.segments):
+        problems.append(Problem(post, lines.containing(face.split()[0]), f"the page shows {face!r} outside a "
+                                "verified card: a card's face (its label, or its stamp's wording) would pass for one",
+                                hint="remove it from the post: only the build renders cards"))
+    for tag, before_card in _left_open(html, seal):
+        problems.append(Problem(post, lines.containing(f"<{tag}"), f"a <{tag}> is left open, so the browser carries "
+                                f"it {'into the next verified card' if before_card else 'on into the rest of the page'}",
+                                hint=f"close it (</{tag}>) where it ends, or write it as Markdown"))
     if reading.cards != proved_cards:
         problems.append(Problem(
             post, first_line, f"the rendered page has {reading.cards} verified cards, but {proved_cards} blocks "
@@ -262,6 +270,46 @@ def check_page(html: str, post: str, source_lines: list[str], first_line: int, p
             hint="a block was lost in rendering: check the Markdown around the blocks (unclosed HTML, a stray fence)",
         ))
     return problems
+
+
+def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
+    """Each card face in the page's text, line by line with the segments joined (`✓ 输出<span></span>已验证`,
+    `源码<code>REAL SOURCE</code>` are faces), unless a single inline code span holds it whole (prose that names
+    the label writes it as code)."""
+    lines: list[list[tuple[str, int | None]]] = [[]]
+    for segment, code in segments:
+        for n, part in enumerate(segment.split("\n")):
+            if n:
+                lines.append([])
+            lines[-1].append((part, code))
+    found = []
+    for line in lines:
+        face = card_face("".join(text for text, _ in line))
+        spans: dict[int, str] = {}
+        for text, code in line:
+            if code is not None:
+                spans[code] = spans.get(code, "") + text
+        if face and face not in found and not any(card_face(text) == face for text in spans.values()):
+            found.append(face)
+    return found
+
+
+def _left_open(html: str, seal: str) -> list[tuple[str, bool]]:
+    """(tag, whether before a card) of each formatting element left open before a sealed card or at the end of
+    the page: a paragraph placed there, as a browser parses it, is inside one, or has one re-opened within it."""
+    cards = [m.start() for m in re.finditer(rf'<div [^>]*{SEAL_ATTRIBUTE}="{re.escape(seal)}"', html)]
+    found = []
+    for end, before_card in [*((start, True) for start in cards), (len(html), False)]:
+        sentinel = LexborHTMLParser(html[:end] + SENTINEL).css_first("#codeproof-guard-sentinel")
+        tags = {node.tag for node in (sentinel.parent, sentinel.child) if node is not None}
+        node = sentinel.parent
+        while node is not None:
+            tags.add(node.tag)
+            node = node.parent
+        for tag in sorted(tags & FORMATTING):
+            if (tag, before_card) not in found and (tag, not before_card) not in found:
+                found.append((tag, before_card))
+    return found
 
 
 def _escaped_markers(segments: list[tuple[str, int | None]]) -> list[str]:

@@ -13,14 +13,11 @@ import textwrap
 
 
 from codeproof.common.fences import fence
+from codeproof.common.markers import CARD_LABELS
 from codeproof.common.structure import BlockKind, Excerpt, FileRef, Problem
 from codeproof.common.templates import TEMPLATES
 
 SEAL_ATTRIBUTE = "data-codeproof"
-# The card's own face: the label before each kind, and the stamp under a verified output. The guard refuses
-# them outside a sealed card, where they would pass for a verified one.
-CARD_LABELS = {BlockKind.SOURCE: "源码", BlockKind.EXPERIMENT: "实验", BlockKind.OUTPUT: "输出"}
-STAMP_WORDS = "输出已验证"
 
 def new_seal() -> str:
     """A secret made anew for each build: what the engine renders carries it, what an author writes cannot
