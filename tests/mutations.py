@@ -32,7 +32,7 @@ def _tolerance_off() -> None:
 def _sandbox_off() -> None:
     from codeproof.experiments import runner as experiments
 
-    experiments.bwrap_command = lambda run_dir, cwd, hidden=(): []  # "bwrap" runs the script as it is
+    experiments.bwrap_command = lambda run_dir, cwd, hidden=(), readable=(): []  # "bwrap" runs the script as it is
 
 
 SWITCHES = {"tables": _tables_off, "guard": _guard_off, "tolerance": _tolerance_off, "sandbox": _sandbox_off}

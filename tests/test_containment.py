@@ -659,3 +659,18 @@ def test_in_the_bwrap_sandbox_a_read_only_mount_cannot_be_made_writable(root, ma
     result = make_runner(sandbox="bwrap").result(SCRIPT)
     assert result.ok, result.stderr
     assert result.stdout == "-1 1\n"  # EPERM
+
+
+def test_run_folders_of_a_killed_build_are_removed_by_the_next(root, make_runner, monkeypatch, tmp_path):
+    """A build killed with SIGKILL cannot remove its run folders, which hold whatever its scripts wrote."""
+    from codeproof.experiments import runner as experiments
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1  # no process has it
+    stale, ours = tmp_path / f"codeproof-run-{gone}-x1", tmp_path / f"codeproof-run-{os.getpid()}-x2"
+    for folder in (stale, ours):
+        (folder / "resources").mkdir(parents=True)
+    experiments._remove_stale_runs.cache_clear()
+    write(root, SCRIPT, printing("ok"))
+    assert make_runner().result(SCRIPT).ok
+    assert not stale.exists() and ours.exists()

@@ -6,6 +6,8 @@ import json
 import subprocess
 
 import pytest
+
+from codeproof.common import filesystem
 import yaml
 
 from codeproof.__main__ import main
@@ -185,6 +187,25 @@ def test_rebase_moves_the_baseline_rewrites_changed_quotes_and_leaves_gone_ones_
     code = main(["check", "--config", str(site / "mkdocs.yml")])
     err = capsys.readouterr().err
     assert code == 1 and err.count("docs/posts/p.md:") == 1 and "docs/posts/p.md:34:" in err  # only h is left
+
+
+def test_rebase_that_cannot_write_one_file_changes_none_and_says_so(released, capsys, monkeypatch):
+    """A read-only lock (root ignores file modes, so the write is refused here): before, the post, mkdocs.yml and
+    requirements.txt were rewritten and the lock was not."""
+    site, _, _ = released
+    write_aside = filesystem._write_aside
+
+    def refusing(path, data, made):
+        if path.name == "sources.lock.json":
+            raise OSError(30, "Read-only file system", str(path))
+        write_aside(path, data, made)
+
+    monkeypatch.setattr(filesystem, "_write_aside", refusing)
+    assert main(["rebase", "--to", "newer", "--release", "2.0", "--config", str(site / "mkdocs.yml")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: cannot write {site / 'sources.lock.json'}: Read-only file system; nothing was changed\n"
+        "  hint: make the files writable, then run rebase again\n")
+    assert git(site, "status", "--porcelain", "--ignored") == "!! .cache/"  # nothing changed, nothing left beside
 
 
 def test_rebase_refuses_a_dirty_working_tree(released, capsys):

@@ -32,7 +32,7 @@ SERIES = Series(
 
 def post(number: int, title: str, slug: str) -> Entry:
     return Entry(number, title, f"posts/{slug}/", f"posts/{slug}.md", f"docs/posts/{slug}.md", "2026-01-01",
-                 excerpt=f"第一段 | 讲 [{title}]。", minutes=number)
+                 excerpt=f"---\n1. 第一段 | 讲 [{title}]。", minutes=number)
 
 
 def test_a_real_source_card(golden):

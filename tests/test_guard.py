@@ -442,3 +442,14 @@ def test_the_marks_that_reorder_text_are_refused_too(control):
     assert guard(f"<p>3{control} - {control}5</p>") == [held(
         f"a bidirectional control character (U+{ord(control):04X}): it can make text read as something else",
         line=5)]
+
+
+@pytest.mark.parametrize("written, html", [
+    ("<p>&#x6e90;码 REAL SOURCE</p>", "<p>源码 REAL SOURCE</p>"),
+    ("输出 ＯＵＴＰＵＴ", "<p>输出 ＯＵＴＰＵＴ</p>"),
+])
+def test_a_face_written_with_references_or_full_width_letters_is_found_at_its_line(written, html):
+    """Adversarial A27: the locator looked for the decoded text as written and fell back to the first line."""
+    source = ["Intro.", "", "More prose.", written]
+    problems = check_page(html, POST, source, 5, 0, SEAL, set())
+    assert [p.line for p in problems] == [8]

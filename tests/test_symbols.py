@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
-from codeproof.quotes.symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
+from codeproof.quotes import symbols
+from codeproof.quotes.symbols import LargeSymbolIndex, Span, SymbolError, SymbolIndex, holds, parse_symbols
+from upstream import MODULE_V1
 
 SOURCE = '''\
 import functools
@@ -106,3 +110,75 @@ def test_a_quote_of_a_name_in_two_places_lies_within_one_of_them(first, last, he
 def test_a_quote_of_two_symbols_runs_from_one_to_the_other():
     assert holds([[Span(3, 3)], [Span(4, 6)]], 3, 6)
     assert not holds([[Span(3, 3)], [Span(4, 6)]], 3, 3)  # it must touch each
+
+
+TRICKY = '''\
+"""Doc.
+def not_a_def():
+    pass
+"""
+import math
+
+@decorator
+@other(1,
+2)
+def decorated(x):
+    return x
+
+
+if math:
+    value = 1
+else:
+    value = 2
+
+try:
+    import numpy
+except ImportError:
+    numpy = None
+finally:
+    done = True
+
+text = """
+class NotAClass:
+    pass
+"""
+register(math.sin, lambda g: g)
+register(math.cos,
+         lambda g: -g)
+
+
+class Box:
+    limit = 3
+
+    def unbox(self):
+        def inner():
+            return 1
+        return inner()
+'''
+
+
+@pytest.mark.parametrize("source", [TRICKY, MODULE_V1], ids=["tricky", "fixture"])
+def test_a_large_files_index_finds_what_the_whole_parse_finds(source):
+    """LargeSymbolIndex parses runs of top-level statements, never the whole file: same answers for every name,
+    nested def and module-level call, wherever the cuts fall (a docstring or string that holds code at column 0,
+    decorators over several lines, else/except/finally at the top level)."""
+    whole, runs = SymbolIndex(source), LargeSymbolIndex(source)
+    assert len(runs.runs) > 3  # it did cut
+    names = sorted(set().union(*(symbols._qualified_names(body) for body in whole._bodies()))) + ["inner", "nowhere"]
+    calls = [f"{stmt.value.func.id}({ast.unparse(stmt.value.args[0])}, ...)" for stmt in whole.tree.body
+             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)]
+    for text in names + calls:
+        (spec,) = parse_symbols(text)
+        assert _spans_or_error(whole, spec) == _spans_or_error(runs, spec), text
+
+
+def _spans_or_error(index, spec):
+    try:
+        return index.spans(spec)
+    except SymbolError as error:
+        return str(error), error.hint
+
+
+def test_a_large_file_that_does_not_parse_is_a_syntax_error_as_ast_says():
+    with pytest.raises(SyntaxError):
+        LargeSymbolIndex("def f(:\n    pass\n\nx = 1\n")

@@ -28,7 +28,7 @@ from codeproof.series.blocks import read_post
 from codeproof.series.config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
 from codeproof.drift import Release, as_json, drifts_to, failed, output_changes, rebase, release_differs, summary
 from codeproof.engine import Engine
-from codeproof.common.filesystem import shown_path, write_atomically
+from codeproof.common.filesystem import recover, shown_path, write_atomically
 from codeproof.series.rewrite import rewrite_post
 from codeproof.series.scaffold import new_post
 from codeproof.series.model import read_series
@@ -62,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     if (args.command == "new") != (args.title is not None):
         parser.error("new takes a number and a title (and only new does): new 5 \"Broadcasting 的反向传播\"")
     try:
+        for line in recover(args.config.resolve().parent):  # a change of several files that was interrupted
+            print(f"note: {line}", file=sys.stderr)
         config = load_config_file(args.config)  # as the build reads it: MkDocs' loader, tags and checks
         series = series_from_extra(config.extra.get("series"), Path(config.config_file_path))
         docs = args.docs or Path(config.docs_dir)

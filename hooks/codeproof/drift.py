@@ -24,8 +24,8 @@ from codeproof.common.errors import CodeproofError
 from codeproof.experiments.compare import outputs_match
 from codeproof.engine import Engine, run_failure
 from codeproof.experiments.runner import ExperimentRunner
-from codeproof.common.filesystem import read_text, write_atomically
-from codeproof.series.rewrite import rewrite_post
+from codeproof.common.filesystem import JOURNAL, read_text, write_together
+from codeproof.series.rewrite import rewritten_post
 from codeproof.quotes.sources import SourceError, git_blob_sha1
 from codeproof.common.structure import Block, BlockKind, Checked, FileRef, ParsedPost
 from codeproof.quotes.symbols import SymbolError, parse_symbols
@@ -218,17 +218,18 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
     package = release.pin.partition("==")[0]
     new_pins = re.sub(rf"(?m)^{re.escape(package)}==\S+$", release.pin, pins)
 
-    said = []
+    said, changes = [], {}  # what is said, and every file's new bytes: written together, all or none
     by_post = {post.post: post for post in posts}
     for name, post_drifts in _by_post(drifts).items():
         repairs = [Checked(d.block, repair=d.repair) for d in post_drifts if d.status is Status.CHANGED and d.repair]
         if repairs:
-            said.append(rewrite_post(series.root / name, by_post[name], repairs).rstrip("\n"))
-    write_atomically(config_file, new_config.encode("utf-8"))
+            changes[series.root / name], diff = rewritten_post(series.root / name, by_post[name], repairs)
+            said.append(diff.rstrip("\n"))
+    changes[config_file] = new_config.encode("utf-8")
     said.append("".join(difflib.unified_diff(config_text.splitlines(True), new_config.splitlines(True),
                                              config_file.name, config_file.name)).rstrip("\n"))
     if new_pins != pins:
-        write_atomically(requirements, new_pins.replace("\n", pins_newline).encode("utf-8"))
+        changes[requirements] = new_pins.replace("\n", pins_newline).encode("utf-8")
         said.append(f"requirements.txt: {release.pin} (run ./dev.sh lock-requirements to lock it with its hashes)")
     lock = engine.store.lock
     for path, blob in entries.items():
@@ -236,7 +237,15 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
         said.append(f"locked {series.baseline.repo}@{commit[:7]}:{path} = {blob} (from git)")
     if series.baseline.commit not in {b.fields.get("Commit") for post in posts for b in post.blocks}:
         lock.entries.get(series.baseline.repo, {}).pop(series.baseline.commit, None)  # no block quotes it now
-    lock.save()
+    changes[lock.path] = lock.data()
+    try:
+        write_together(series.root, changes)
+    except OSError as error:
+        if (series.root / JOURNAL).exists():  # past the point of no return: the next command finishes it
+            raise RebaseRefused(f"cannot write {error.filename or 'a file'}: {error.strerror}; the change is recorded "
+                                f"in {JOURNAL}", "make the files writable: the next ./dev.sh command finishes it") from None
+        raise RebaseRefused(f"cannot write {error.filename or 'a file'}: {error.strerror}; nothing was changed",
+                            "make the files writable, then run rebase again") from None
     said += [f"rewrite by hand: {d}" for d in drifts if d.status is Status.GONE or (
         d.status is Status.CHANGED and d.block.quote is not None and not d.repair)]  # a header alone shows the new symbol
     said.append(summary(drifts))

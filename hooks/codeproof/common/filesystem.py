@@ -1,27 +1,160 @@
-"""Small file utilities: write a file whole, name a file as reports show it, and the one policy of what a
-folder walked for publishing (docs/, experiments/) may hold."""
+"""Small file utilities: write a file whole, write several files all or none (write_together, recover), name a
+file as reports show it, and the one policy of what a folder walked for publishing (docs/, experiments/) may hold."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import signal
 import stat
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+
+from codeproof.common.errors import CodeproofError
 
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Readers see the old file or the new one, never half of one; concurrent writers are safe.
     The file keeps its mode (a new one gets the umask's), not the private mode of a temporary file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as error:  # named by the file meant, not by the temporary one
+        raise WriteError(path, error) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.chmod(tmp, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise WriteError(path, error) from None
         raise
+
+
+class WriteError(CodeproofError, OSError):
+    """A file could not be written, named as the command meant it (not the temporary file it wrote first)."""
+
+    def __init__(self, path: Path, error: OSError):
+        CodeproofError.__init__(self, f"cannot write {path}: {error.strerror or error}",
+                                hint="make the file and its folder writable, then run the command again")
+        self.filename, self.strerror, self.errno = str(path), error.strerror, error.errno
+
+    def __str__(self) -> str:
+        return self.args[0]  # not OSError's "[Errno 30] …" form
+
+
+# --- several files, all or none ------------------------------------------------------------------------
+
+JOURNAL = ".codeproof-journal.json"  # at the repository's root while a change of several files is landing
+ASIDE = ".codeproof-aside-"  # the prefix of a new content written beside the file it replaces
+PRUNED = {".git", ".venv", ".cache", "node_modules", "site"}  # never holds what write_together writes
+
+
+def write_together(root: Path, changes: dict[Path, bytes]) -> None:
+    """Replace every file of `changes` (paths under `root`), or none, whatever ends the process.
+
+    Each new content is first written aside, beside its file (flushed to disk, with the file's mode); then
+    the journal, naming each file, its aside copy and the SHA-256 of its new content, is renamed into place:
+    that rename is the point of no return. Then each aside copy is renamed over its file and the journal is
+    removed. Ctrl-C and SIGTERM are held from the journal's rename to the end, so an interruption leaves
+    all old files (before) or all new ones (after). A SIGKILL or a power cut may leave the journal:
+    recover, which every command runs first, finishes the change from it; before the journal exists the
+    aside copies are strays that recover removes."""
+    asides: list[Path] = []  # each aside copy as soon as it exists, so an interruption leaves none
+    try:
+        entries = []
+        for path, data in changes.items():
+            _write_aside(path, data, asides)
+            entries.append({"path": os.path.relpath(path, root), "aside": os.path.relpath(asides[-1], root),
+                            "sha256": hashlib.sha256(data).hexdigest()})
+        _write_aside(root / JOURNAL, json.dumps(entries, indent=1).encode("utf-8"), asides)
+        with _signals_held():
+            os.replace(asides.pop(), root / JOURNAL)  # the point of no return
+            asides = []  # the journal owns them now
+            _finish(root, entries)
+    finally:
+        for aside in asides:  # not committed: nothing was changed
+            aside.unlink(missing_ok=True)
+
+
+def recover(root: Path) -> list[str]:
+    """Finish a change that write_together committed but did not complete, and remove aside copies of one it
+    did not commit; what was done, to be said (empty when nothing was pending). ChangeUnfinished when a
+    file that the journal names is neither its old self with its new content aside, nor its new content."""
+    journal = root / JOURNAL
+    said = []
+    if journal.is_file():
+        entries = json.loads(journal.read_text(encoding="utf-8"))
+        _finish(root, entries)
+        said.append(f"finished an interrupted change of {len(entries)} files: "
+                    + ", ".join(entry["path"] for entry in entries))
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [d for d in subfolders if d not in PRUNED]
+        for name in names:
+            if name.startswith(".") and ASIDE in name:
+                (Path(folder) / name).unlink()
+                said.append(f"removed {(Path(folder) / name).relative_to(root)}, left by a change interrupted before "
+                            "it wrote anything")
+    return said
+
+
+class ChangeUnfinished(CodeproofError):
+    """A journaled change cannot be finished: a file it names has neither its new content nor a copy of it."""
+
+
+def _finish(root: Path, entries: list[dict]) -> None:
+    for entry in entries:
+        target, aside = root / entry["path"], root / entry["aside"]
+        if aside.is_file() and _sha256(aside) == entry["sha256"]:
+            os.replace(aside, target)
+        elif not (target.is_file() and _sha256(target) == entry["sha256"]):
+            raise ChangeUnfinished(f"{JOURNAL}: cannot finish the interrupted change: {entry['path']} has neither "
+                                   f"its new content nor a copy of it ({entry['aside']})",
+                                   hint=f"restore the files with `git checkout -- .`, delete {JOURNAL}, and run the "
+                                        "command again")
+    _fsync_folder(root)
+    (root / JOURNAL).unlink()
+
+
+def _write_aside(path: Path, data: bytes, made: list[Path]) -> None:
+    """`data` written beside `path`, flushed to disk, with path's mode; its path added to `made` once it exists."""
+    try:
+        fd, aside = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}{ASIDE}")
+    except OSError as error:
+        raise WriteError(path, error) from None
+    made.append(Path(aside))
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(aside, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask())
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _signals_held():
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block ends (then take effect as usual)."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 # What to do about an entry that cannot be published, by why.

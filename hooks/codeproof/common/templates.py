@@ -22,8 +22,9 @@ MARKDOWN_SIGNS = set("\\`*_{}[]|!#~^=:")  # emphasis, code, attribute lists, lin
 def cell(text: object) -> Markup:
     """Text as the content of a Markdown table cell, list item or link text, shown as written: HTML-escaped,
     and every sign Markdown (or an extension) reads written as a character reference, so none of them splits
-    a row, ends a link, emphasises or adds an attribute."""
-    return Markup("".join(f"&#{ord(ch)};" if ch in MARKDOWN_SIGNS else str(escape(ch)) for ch in str(text)))
+    a row, ends a link, emphasises or adds an attribute; and on one line, where no block can begin."""
+    text = " ".join(str(text).splitlines())  # on one line: at a line's start, `---` or `1.` would begin a block
+    return Markup("".join(f"&#{ord(ch)};" if ch in MARKDOWN_SIGNS else str(escape(ch)) for ch in text))
 
 
 TEMPLATES.filters["cell"] = cell

@@ -555,7 +555,8 @@ class ExperimentRunner:
             return replace(self._failed(script, ""), not_run=NO_SANDBOX_IN_CI)
         with self._lock:
             self.runs += 1
-        with tempfile.TemporaryDirectory(prefix="codeproof-run-", ignore_cleanup_errors=True) as tmp:
+        _remove_stale_runs()
+        with tempfile.TemporaryDirectory(prefix=f"{RUN_PREFIX}{os.getpid()}-", ignore_cleanup_errors=True) as tmp:
             run_dir = Path(tmp).resolve()
             resources = run_dir / "resources"
             for path, data in files.items():
@@ -676,6 +677,29 @@ class ExperimentRunner:
                     overflow.set()
                     _signal(process, signal.SIGTERM)  # the supervisor ends the script and its descendants
                     return
+
+
+RUN_PREFIX = "codeproof-run-"  # then the pid of the build that made the run's folder
+
+
+@cache
+def _remove_stale_runs() -> None:
+    """Remove the run folders of builds that are gone (killed with SIGKILL, they could not): once per process."""
+    root = Path(tempfile.gettempdir())
+    for folder in root.glob(f"{RUN_PREFIX}*-*"):
+        pid = folder.name[len(RUN_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or a name that is not a pid): not ours to judge
+    return True
 
 
 def _read_record(fd: int, record: bytearray) -> None:

@@ -78,8 +78,11 @@ class Lock:
         self.entries.setdefault(ref.repo, {}).setdefault(ref.commit, {})[ref.path] = sha
 
     def save(self) -> None:
-        text = json.dumps(self.entries, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        write_atomically(self.path, text.encode("utf-8"))
+        write_atomically(self.path, self.data())
+
+    def data(self) -> bytes:
+        """The lock file's bytes as save writes them."""
+        return (json.dumps(self.entries, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 class LockFileError(SourceError):

@@ -14,6 +14,7 @@ import ast
 import difflib
 import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from codeproof.common.errors import CodeproofError
@@ -79,30 +80,32 @@ class SymbolIndex:
             raise SymbolError(f"symbol {spec.text!r} is not in the file", hint=self._suggestion(spec))
         return found
 
+    def _bodies(self) -> Iterator[list[ast.stmt]]:
+        """The module's statements, in one or more runs (LargeSymbolIndex): every search below goes through them."""
+        yield self.tree.body
+
     def _named(self, parts: list[str]) -> list[Span]:
         # The dotted path from module level first; otherwise a def of that path nested anywhere.
-        nodes = _walk_path(self.tree.body, parts, assignments=True)
-        if not nodes:
-            nodes = [
-                found for node in ast.walk(self.tree) if isinstance(node, DEFS)
-                for found in _walk_path([node], parts, assignments=False)
-            ]
-        return sorted({_span(n) for n in nodes}, key=lambda s: s.first)
+        spans = {_span(n) for body in self._bodies() for n in _walk_path(body, parts, assignments=True)}
+        if not spans:
+            spans = {_span(found) for body in self._bodies() for stmt in body for node in ast.walk(stmt)
+                     if isinstance(node, DEFS) for found in _walk_path([node], parts, assignments=False)}
+        return sorted(spans, key=lambda s: s.first)
 
     def _calls(self, call: ast.Call) -> list[Span]:
         leading = [ast.dump(arg) for arg in _until_ellipsis(call.args)]
-        return [_span(stmt) for stmt in self._module_calls.get(ast.dump(call.func), [])
+        callee = ast.dump(call.func)
+        return [_span(stmt) for calls in self._call_tables() for stmt in calls.get(callee, [])
                 if [self._dumped(arg) for arg in stmt.value.args[:len(leading)]] == leading]
+
+    def _call_tables(self) -> Iterator[dict[str, list[ast.Expr]]]:
+        yield self._module_calls
 
     @functools.cached_property
     def _module_calls(self) -> dict[str, list[ast.Expr]]:
         """The call statements at module level by their callee, dumped: once per file, not once per statement
         and quote (a file holds hundreds of `defvjp(...)`)."""
-        calls: dict[str, list[ast.Expr]] = {}
-        for stmt in self.tree.body:
-            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-                calls.setdefault(self._dumped(stmt.value.func), []).append(stmt)
-        return calls
+        return _calls_by_callee(self.tree.body, self._dumped)
 
     def _dumped(self, node: ast.AST) -> str:
         """ast.dump of a node of this file, once (the quotes of a file compare the same calls' arguments)."""
@@ -111,8 +114,63 @@ class SymbolIndex:
         return self._dumps[id(node)]
 
     def _suggestion(self, spec: SymbolSpec) -> str:
-        close = difflib.get_close_matches(spec.text, sorted(_qualified_names(self.tree.body)), n=3)
+        names = set().union(*(_qualified_names(body) for body in self._bodies()))
+        close = difflib.get_close_matches(spec.text, sorted(names), n=3)
         return f"did you mean {', '.join(close)}?" if close else "check the Symbol line against the file"
+
+
+class LargeSymbolIndex(SymbolIndex):
+    """The symbols of a long file, whose whole parse would hold too much (a 300,000-line file's holds 900 MB):
+    the file is cut where its top-level statements start, and each run of them is parsed when a search needs it,
+    never all at once. Top-level statements are independent for every search here, so the answers are
+    SymbolIndex's. SyntaxError when the file does not parse, as ast.parse."""
+
+    def __init__(self, source: str):
+        self.runs = list(_top_level_runs(source))  # (first line, text)
+
+    def _bodies(self) -> Iterator[list[ast.stmt]]:
+        for first, text in self.runs:
+            yield ast.increment_lineno(ast.parse(text), first - 1).body
+
+    def _call_tables(self) -> Iterator[dict[str, list[ast.Expr]]]:
+        for body in self._bodies():
+            yield _calls_by_callee(body, self._dumped)
+
+    def _dumped(self, node: ast.AST) -> str:
+        return ast.dump(node)  # (no cache by id: the nodes of a run are gone once it is searched)
+
+
+CONTINUATION_RE = re.compile(r"(else|elif|except|finally)\b|[\s#)\]}]|$")  # never where a statement starts
+MAX_RETRIES = 100  # cuts tried in a row that did not parse (a long string): then the rest is one run
+
+
+def _top_level_runs(text: str) -> Iterator[tuple[int, str]]:
+    """Runs of whole top-level statements, each (its first line, its text), cut at lines that start at column 0
+    where the text before parses: a cut inside a string or brackets leaves text that does not."""
+    lines = text.split("\n")
+    start, retries = 0, 0
+    for n in range(1, len(lines)):
+        if CONTINUATION_RE.match(lines[n]) or retries > MAX_RETRIES:
+            continue
+        run = "\n".join(lines[start:n]) + "\n"
+        try:
+            ast.parse(run)
+        except SyntaxError:
+            retries += 1
+            continue
+        yield start + 1, run
+        start, retries = n, 0
+    run = "\n".join(lines[start:])
+    ast.parse(run)  # the last run, as the others: SyntaxError if the file does not parse
+    yield start + 1, run
+
+
+def _calls_by_callee(body: list[ast.stmt], dumped) -> dict[str, list[ast.Expr]]:
+    calls: dict[str, list[ast.Expr]] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            calls.setdefault(dumped(stmt.value.func), []).append(stmt)
+    return calls
 
 
 def _qualified_names(body: list[ast.stmt], prefix: str = "", assignments: bool = True) -> set[str]:

@@ -25,7 +25,7 @@ from itertools import accumulate
 from typing import Callable
 
 from codeproof.common.structure import LONE_CR, Block, BlockKind, Checked, Excerpt, FileRef, Problem
-from codeproof.quotes.symbols import Span, SymbolError, SymbolIndex, holds, parse_symbols
+from codeproof.quotes.symbols import LargeSymbolIndex, Span, SymbolError, SymbolIndex, holds, parse_symbols
 
 
 @dataclass(frozen=True)
@@ -44,17 +44,17 @@ def _analyse(text: str) -> _File:
 
 
 LARGE_FILE_LINES = 20_000  # a parse of a file this long holds some 60 MB; 300,000 lines hold about 900 MB
-_LARGE: dict[str, SymbolIndex] = {}  # at most one large file's parse at a time: drift reads two versions
+_LARGE: dict[str, SymbolIndex] = {}  # the last large file's index: its runs of statements, not their parse
 
 
 def symbols_of(text: str) -> SymbolIndex:
-    """The parsed symbols of a file: kept for the file's later quotes (and serve's next build); a large
-    file's parse is dropped before the next large one is made, so two never add up."""
-    if text.count("\n") <= LARGE_FILE_LINES:
+    """The symbols of a file, kept for its later quotes (and serve's next build). A large file is parsed a run of
+    statements at a time (LargeSymbolIndex), unless a lone CR would make Python's lines differ from the cut's."""
+    if text.count("\n") <= LARGE_FILE_LINES or "\r" in text:
         return _small_symbols(text)
     if text not in _LARGE:
         _LARGE.clear()
-        _LARGE[text] = SymbolIndex(text)
+        _LARGE[text] = LargeSymbolIndex(text)
     return _LARGE[text]
 
 

@@ -23,6 +23,7 @@ from mkdocs.config.base import ValidationError
 from mkdocs.exceptions import Abort, ConfigurationError
 
 from codeproof.common.errors import CodeproofError
+from codeproof.common.filesystem import JOURNAL
 from codeproof.common.markers import plain_text
 from codeproof.common.structure import Block, FileRef, Limits, Problem, report
 
@@ -220,6 +221,9 @@ class SeriesConfigError(CodeproofError):
 def series_from_extra(extra_series: object, config_file: Path) -> Series:
     """Validate the `extra.series` mapping of the mkdocs.yml at `config_file`; raise SeriesConfigError
     listing every problem, each at the line of mkdocs.yml it is about."""
+    if (config_file.resolve().parent / JOURNAL).exists():  # the files may be half old, half new: build none of them
+        raise SeriesConfigError([Problem(JOURNAL, 1, "a change of several files (rebase) was interrupted and is "
+                                         "not finished", hint="run ./dev.sh check: it finishes the change first")])
     lines, repeated = _key_lines(config_file)
     found: list[tuple[tuple, str]] = [  # (key path, message)
         (path, f"is given twice (lines {first} and {second}): YAML keeps the second and drops the first")

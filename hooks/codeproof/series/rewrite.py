@@ -17,6 +17,14 @@ from codeproof.common.structure import Checked, ParsedPost
 
 def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
     """Apply the repairs to the file at `path`; return a unified diff of what changed ('' if nothing)."""
+    data, diff = rewritten_post(path, parsed, repairs)
+    if diff:
+        write_atomically(path, data)
+    return diff
+
+
+def rewritten_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> tuple[bytes, str]:
+    """The bytes of the file at `path` with the repairs applied, and a unified diff of the change ('' if none)."""
     data = path.read_bytes()
     bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
     raw = data[len(bom):].decode("utf-8")
@@ -41,6 +49,6 @@ def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
         lines[block.quote_start : block.quote_start + old_len] = new
     updated = head + "\n".join(lines)
     if updated == text:
-        return ""
-    write_atomically(path, bom + updated.replace("\n", newline).encode("utf-8"))
-    return "".join(difflib.unified_diff(text.splitlines(True), updated.splitlines(True), str(path), str(path)))
+        return data, ""
+    return (bom + updated.replace("\n", newline).encode("utf-8"),
+            "".join(difflib.unified_diff(text.splitlines(True), updated.splitlines(True), str(path), str(path))))

@@ -11,7 +11,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from codeproof.series.config import MAX_NUMBER, Series
-from codeproof.common.filesystem import shown_path, write_atomically
+from codeproof.common.filesystem import shown_path, write_together
 from codeproof.series.frontmatter import front_matter
 from codeproof.common.templates import TEMPLATES
 from codeproof.common.structure import Problem
@@ -62,10 +62,11 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     done = [f"wrote {shown}: {full_title}"]
     mkdocs_yml = config_file.read_bytes().decode("utf-8")  # edited as it is: each line keeps its own break
     without, line = without_item(mkdocs_yml, ("extra", "series", "announced"), "number", str(number))
-    write_atomically(path, text.encode("utf-8"))
+    changes = {path: text.encode("utf-8")}
     if line:
-        write_atomically(config_file, without.encode("utf-8"))
+        changes[config_file] = without.encode("utf-8")
         done.append(f"removed the announcement of 第{chinese_number(number)}篇 from {name} (line {line})")
+    write_together(series.root, changes)  # the post and its announcement's removal: both or neither
     return done, []
 
 

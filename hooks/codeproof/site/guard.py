@@ -20,6 +20,7 @@ so comments, CDATA and broken markup end where a browser ends them), and:
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import stat
@@ -332,7 +333,15 @@ class _Locator:
         self.blamed: set[int] = set()
 
     def containing(self, snippet: str) -> int:
-        return next((n for n, text in self.lines if snippet.lower() in text.lower()), self.first_line)
+        """The first line that holds the snippet as written, or as a reader sees it (character references decoded,
+        look-alikes and full-width letters folded, as the snippet was): `&#x6e90;码` and `ＯＵＴＰＵＴ` are found."""
+        wanted = snippet.lower()
+        for forms in ((text,) for _, text in self.lines), ((html.unescape(text), skeleton(html.unescape(text)))
+                                                           for _, text in self.lines):
+            for (n, _), texts in zip(self.lines, forms):
+                if any(wanted in form.lower() for form in texts):
+                    return n
+        return self.first_line
 
     def marker(self, kind: BlockKind) -> int:
         """The next source line, not blamed yet, that holds a marker of this kind."""

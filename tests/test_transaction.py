@@ -1,0 +1,183 @@
+"""A change of several files (rebase: the posts, mkdocs.yml, requirements.txt, the lock) lands whole or not at
+all, whatever ends the process, and the next command says what it finished."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from codeproof.common import filesystem
+from codeproof.common.filesystem import JOURNAL, recover, write_together
+from codeproof.series.config import SeriesConfigError, load_series
+from conftest import ROOT
+
+OLD = {"docs/posts/a.md": b"old a\n", "mkdocs.yml": b"old config\n", "requirements.txt": b"old pins\n",
+       "sources.lock.json": b"old lock\n"}
+NEW = {name: data.replace(b"old", b"new") for name, data in OLD.items()}
+
+# A child that writes NEW over OLD with write_together and is ended at its `stop`-th step: after each aside copy
+# is written (the journal's too), before each rename (the journal's too) and before the journal is removed.
+CHILD = textwrap.dedent("""\
+    import os, signal, sys
+    from pathlib import Path
+    from codeproof.common import filesystem
+    root, stop, how = Path(sys.argv[1]), int(sys.argv[2]), getattr(signal, sys.argv[3])
+    steps = 0
+
+    def step():
+        global steps
+        steps += 1
+        if steps == stop:
+            os.kill(os.getpid(), how)
+
+    write_aside, replace, unlink = filesystem._write_aside, os.replace, Path.unlink
+    def aside(path, data, made):
+        write_aside(path, data, made)
+        step()
+    def replacing(a, b):
+        step()
+        replace(a, b)
+    def unlinking(self, missing_ok=False):
+        if self.name == filesystem.JOURNAL:
+            step()
+        unlink(self, missing_ok=missing_ok)
+    filesystem._write_aside, os.replace, Path.unlink = aside, replacing, unlinking
+    new = {root / name: data for name, data in eval(sys.argv[4]).items()}
+    try:
+        filesystem.write_together(root, new)
+    except KeyboardInterrupt:
+        print("interrupted", steps)
+        sys.exit(130)
+    print("done", steps)
+""")
+STEPS = len(OLD) + 2 + len(OLD) + 1  # asides, the journal aside and its rename, the renames, the journal's removal
+COMMITTED = len(OLD) + 2  # the step of the journal's rename, the point of no return: stopped after it, all is new
+
+
+def tree(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    return tmp_path
+
+
+def contents(root: Path) -> dict[str, bytes]:
+    return {name: (root / name).read_bytes() for name in OLD}
+
+
+def leftovers(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if filesystem.ASIDE in p.name or p.name == JOURNAL)
+
+
+def child(root: Path, stop: int, how: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", CHILD, str(root), str(stop), how, repr(NEW)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def test_every_file_is_written_and_nothing_is_left_beside_them(tmp_path):
+    root = tree(tmp_path, OLD)
+    write_together(root, {root / name: data for name, data in NEW.items()})
+    assert contents(root) == NEW and leftovers(root) == []
+
+
+def test_the_child_reaches_every_step_it_can_be_stopped_at(tmp_path):
+    """So that the tests below stop it at each of them (a step they never reach would test nothing)."""
+    done = child(tree(tmp_path, OLD), 0, "SIGKILL")
+    assert done.stdout == f"done {STEPS}\n", done.stderr
+
+
+@pytest.mark.parametrize("stop", range(1, STEPS + 1))
+def test_a_sigkill_at_any_write_leaves_all_old_or_all_new_once_the_next_run_recovers(tmp_path, stop):
+    root = tree(tmp_path, OLD)
+    assert child(root, stop, "SIGKILL").returncode == -signal.SIGKILL
+    committed = stop > COMMITTED
+    said = recover(root)
+    assert contents(root) == (NEW if committed else OLD)
+    assert leftovers(root) == []
+    if committed:
+        assert said == [f"finished an interrupted change of 4 files: {', '.join(OLD)}"]
+    else:
+        assert said and all(line.endswith("left by a change interrupted before it wrote anything") for line in said)
+
+
+@pytest.mark.parametrize("stop", range(1, STEPS + 1))
+def test_ctrl_c_at_any_write_leaves_all_old_before_the_journal_and_all_new_after_at_once(tmp_path, stop):
+    """Held from the journal's rename to the end, Ctrl-C lands after the last rename: nothing to recover."""
+    root = tree(tmp_path, OLD)
+    done = child(root, stop, "SIGINT")
+    assert done.returncode == 130 and done.stdout.startswith("interrupted"), done.stderr
+    assert contents(root) == (NEW if stop >= COMMITTED else OLD)  # the rename's Ctrl-C is held until all is done
+    assert leftovers(root) == [] and recover(root) == []
+
+
+def test_a_journal_whose_files_were_changed_since_is_not_finished_blindly(tmp_path):
+    root = tree(tmp_path, OLD)
+    assert child(root, COMMITTED + 2, "SIGKILL").returncode == -signal.SIGKILL  # one file renamed, then killed
+    aside = next(p for p in root.rglob("*") if filesystem.ASIDE in p.name)
+    aside.write_bytes(b"edited meanwhile\n")
+    with pytest.raises(filesystem.ChangeUnfinished) as refused:
+        recover(root)
+    assert refused.value.hint == (f"restore the files with `git checkout -- .`, delete {JOURNAL}, and run the "
+                                  "command again")
+
+
+def test_a_build_refuses_files_that_a_change_left_half_written(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nextra:\n  series: {}\n")
+    (tmp_path / JOURNAL).write_text("[]")
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(tmp_path / "mkdocs.yml")
+    assert [str(p) for p in refused.value.problems] == [
+        f"{JOURNAL}:1: a change of several files (rebase) was interrupted and is not finished\n"
+        "  hint: run ./dev.sh check: it finishes the change first"]
+
+
+def test_a_command_finishes_an_interrupted_change_first_and_says_so(tmp_path, capsys):
+    from codeproof.__main__ import main
+
+    root = tree(tmp_path, OLD)
+    assert child(root, COMMITTED + 1, "SIGKILL").returncode == -signal.SIGKILL
+    (root / "mkdocs.yml").write_bytes(b"site_name: x\n")  # (the journal holds its new bytes: mend the aside too)
+    aside = next(p for p in root.glob(f".mkdocs.yml{filesystem.ASIDE}*"))
+    aside.write_bytes(b"site_name: x\n")
+    journal = (root / JOURNAL).read_text().replace(filesystem.hashlib.sha256(NEW["mkdocs.yml"]).hexdigest(),
+                                                 filesystem.hashlib.sha256(b"site_name: x\n").hexdigest())
+    (root / JOURNAL).write_text(journal)
+    main(["check", "--config", str(root / "mkdocs.yml")])
+    assert capsys.readouterr().err.startswith(
+        f"note: finished an interrupted change of 4 files: {', '.join(OLD)}\n")
+    assert leftovers(root) == []
+
+
+def test_rebase_that_cannot_write_a_file_changes_nothing_and_says_so(tmp_path, monkeypatch):
+    """The lock read-only (adversarial B31): before, the posts, mkdocs.yml and requirements.txt were rewritten."""
+    root = tree(tmp_path, OLD)
+    write_aside = filesystem._write_aside
+
+    def refusing(path, data, made):
+        if path.name == "sources.lock.json":
+            raise OSError(30, "Read-only file system", str(path))
+        write_aside(path, data, made)
+
+    monkeypatch.setattr(filesystem, "_write_aside", refusing)
+    with pytest.raises(OSError):
+        write_together(root, {root / name: data for name, data in NEW.items()})
+    assert contents(root) == OLD and leftovers(root) == [] and not os.path.exists(root / JOURNAL)
+
+
+def test_a_file_that_cannot_be_written_is_named_not_its_temporary_copy(tmp_path, monkeypatch):
+    """Adversarial B29: `update` on a read-only docs/ said `[Errno 30] …: '.custom-primitive.md.67h_vggy'`."""
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system", str(tmp_path / ".p.md.67h_vggy"))
+
+    monkeypatch.setattr(filesystem.tempfile, "mkstemp", read_only)
+    with pytest.raises(filesystem.WriteError) as refused:
+        filesystem.write_atomically(tmp_path / "p.md", b"x")
+    assert refused.value.shown() == (f"error: cannot write {tmp_path / 'p.md'}: Read-only file system\n"
+                                     "  hint: make the file and its folder writable, then run the command again")
