@@ -582,3 +582,36 @@ def test_a_script_with_a_bidirectional_control_is_refused_at_its_line(root):
     assert read_resources(root)[1] == [Problem(
         "experiments/trojan.py", 2, "the script holds U+202E on line 2, a bidirectional control that makes code read "
         "other than it runs", hint="delete it; write such a character as an escape (\\u202e) in a string")]
+
+
+def test_a_failing_scripts_own_frames_come_first_named_as_in_the_repository(root, make_runner):
+    """The author's frame (deep in a library's traceback) was cut off by the last-12-lines tail."""
+    write(root, SCRIPT, """\
+        import json
+
+
+        def parse(text):
+            return json.loads(text)
+
+
+        def main():
+            return parse("{" * 3)
+
+
+        main()
+    """)
+    report = run_failure(make_runner().result(SCRIPT), 20).splitlines()
+    assert report[:8] == ["exited with status 1", "Traceback (most recent call last):",
+                          f'  File "{SCRIPT}", line 12, in <module>', "    main()",
+                          f'  File "{SCRIPT}", line 9, in main', '    return parse("{" * 3)',
+                          f'  File "{SCRIPT}", line 5, in parse', "    return json.loads(text)"]
+    assert report[8] == "  (then, innermost:)" and "json" in report[9]
+    assert report[-1].startswith("json.decoder.JSONDecodeError: Expecting property name")
+    assert len(report) <= 13
+
+
+def test_a_timed_out_script_shows_its_last_output(root, build):
+    write(root, SCRIPT, "import sys, time\nfor n in range(20):\n    print('step', n, flush=True)\ntime.sleep(60)\n")
+    _, result = build(timeout=2)
+    assert run_failure(result, 2) == "timed out after 2 s; the run was killed; its last output:\n" + "\n".join(
+        f"step {n}" for n in range(8, 20))

@@ -114,6 +114,14 @@ def test_a_new_post_takes_the_categories_of_the_latest_post(site):
     assert '\ncategories: ["应用数学", "源码"]\n' in (site.root / "docs" / "posts" / "two.md").read_text(encoding="utf-8")
 
 
+def test_a_new_post_takes_the_tags_of_the_latest_post(site):
+    """The scaffold wrote `tags: [autograd]` where the posts have three."""
+    site.edit("date: 2026-01-01", "date: 2026-01-01\ntags: [autograd, automatic-differentiation, python]")
+    new(site, "2", "二", "--slug", "two")
+    assert '\ntags: ["autograd", "automatic-differentiation", "python"]\n' in (
+        site.root / "docs" / "posts" / "two.md").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("before, number, after", [
     ("a:\n  # c1\n  - number: 5\n    title: t\n  # about 7\n  - number: 7\n\n# next\nb: 1\n", "5",
      "a:\n  # c1\n  # about 7\n  - number: 7\n\n# next\nb: 1\n"),

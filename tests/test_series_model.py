@@ -113,6 +113,20 @@ def test_two_posts_with_one_number_are_each_a_problem_naming_the_other():
     ]
 
 
+def test_a_number_taken_by_another_post_is_said_with_the_posts_other_mistakes():
+    """Post 十三 given `series: 6`: the title mismatch hid that 6 is post 六's number."""
+    six = page("title: Autograd 源码学习（六）：A\nseries: 6\ndate: 2026-01-01\n", "posts/six.md")
+    thirteen = page("title: Autograd 源码学习（十三）：B\nseries: 6\ndate: 2026-01-01\n", "posts/thirteen.md")
+    assert problems_of(six, thirteen) == [
+        "docs/posts/thirteen.md:2: front matter: the title says （十三） but the series number is 6 （六）\n"
+        "  hint: make the title and `series:` agree",
+        "docs/posts/six.md:3: front matter: series 6 is also the number of docs/posts/thirteen.md\n"
+        "  hint: give each post its own number in the series",
+        "docs/posts/thirteen.md:3: front matter: series 6 is also the number of docs/posts/six.md\n"
+        "  hint: give each post its own number in the series",
+    ]
+
+
 def test_a_published_post_supersedes_its_announcement_with_a_note():
     model, problems, notes = read_series([page("title: A\nseries: 5\ndate: 2026-01-01\n", "posts/a.md")], {5: "预告", 7: None})
     assert problems == [] and [entry.number for entry in model.entries] == [5, 7]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from codeproof.series.blocks import parse_post
 from codeproof.common.structure import FileRef
 from codeproof.quotes.verify import verify_script_quote, verify_source_quote
@@ -228,3 +230,25 @@ def test_a_file_with_a_lone_carriage_return_is_refused_for_its_lines_are_not_pyt
         "followed by a line feed (line 2), where Python breaks a line and the file's lines do not, so no symbol "
         "can be matched to its lines\n"
         "  hint: quote a file whose lines end in LF or CRLF")
+
+
+def test_a_quote_dedented_by_hand_is_told_to_keep_the_files_indentation():
+    checked = check("Node.__init__", "def __init__(self, value):\n    self.value = value\n    self.parents = []")
+    assert str(checked.problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: the quote is lines 9-11 of "
+        "pkg/mod.py@aaaaaaa without their indentation\n"
+        "  hint: keep each line's indentation as in the file (copy the lines as they are): the card removes the "
+        "indentation the lines share, or shows it with `Dedent: no`")
+    assert checked.repair == "    def __init__(self, value):\n        self.value = value\n        self.parents = []"
+
+
+@pytest.mark.parametrize("source, module", [("from .tracer import trace, Box\n", "pkg/tracer"),
+                                            ("from ..util import trace\n", "util"),
+                                            ("from pkg.tracer import trace as trace\n", "pkg/tracer")])
+def test_a_symbol_the_file_only_imports_points_to_the_file_that_defines_it(source, module):
+    """`trace` in core.py, which imports it: the hint said only "check the Symbol line against the file"."""
+    checked = verify_source_quote(parse_post("docs/posts/x.md", "[REAL SOURCE]\nFile: pkg/core.py\nSymbol: trace\n"
+                                             ).blocks[0], FileRef("a/b", "a" * 40, "pkg/core.py"), source + "x = 1\n")
+    assert checked.problem.hint == (
+        f"pkg/core.py only imports trace (line 1: `{source.strip()}`); it is defined in {module}.py (or "
+        f"{module}/__init__.py): write `File: {module}.py`")

@@ -5,6 +5,7 @@ Used alike by the MkDocs hook and by the command line (`python -m codeproof`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -184,19 +185,63 @@ def run_failure(run: RunResult, timeout: float) -> str | None:
     if run.not_run:
         return run.not_run
     if run.timed_out:
-        return f"timed out after {timeout:g} s; the run was killed"
+        last = _shown("\n".join((run.stdout + run.stderr).rstrip("\n").splitlines()[-TAIL_LINES:]))
+        return f"timed out after {timeout:g} s; the run was killed" + (f"; its last output:\n{last}" if last else "")
     if run.overflow:
         return "printed more than the output cap; the run was killed"
     if run.returncode != 0:
-        tail = UNSHOWN_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", "\n".join(run.stderr.strip().splitlines()[-12:]))
         limit = f": it passed {run.limit}" if run.limit else ""
-        return f"exited with status {run.returncode}{limit}\n{tail}"
+        return f"exited with status {run.returncode}{limit}\n{_shown(error_report(run.stderr))}"
     if run.undecodable:  # never replaced silently: what is published must be what it printed
         return f"printed output that is not UTF-8 ({run.undecodable}); only UTF-8 text is published"
     if first_unshown(run.stdout):  # a card would show other text than it printed, or a terminal run it
         return (f"printed {first_unshown(run.stdout)}, a control character that a card would not show as printed; "
                 "print such characters escaped (repr or ascii())")
     return None
+
+
+TAIL_LINES = 12  # of a failed run's error report, or of a timed-out run's output
+FRAME_RE = re.compile(r'^  File "(?P<path>[^"]*)", line \d+')
+CARETS_RE = re.compile(r"^\s*[\^~]+\s*$")  # the markers under a frame's line: where, not what
+
+
+def error_report(stderr: str) -> str:
+    """What a failed run's standard error shows an author, in at most TAIL_LINES lines: a traceback's frames in the
+    script's own files (experiments/, named as in the repository) first, then the innermost frames and the error;
+    other output, its last lines."""
+    lines = stderr.strip().splitlines()
+    start = max((n for n, line in enumerate(lines) if line.startswith("Traceback (most recent call last):")),
+                default=None)
+    if start is None:
+        return "\n".join(lines[-TAIL_LINES:])
+    frames, n = [], start + 1  # each frame: its File line and the lines below it, up to the next frame
+    while n < len(lines) and lines[n].startswith("  "):
+        end = n + 1
+        while end < len(lines) and lines[end].startswith("    "):
+            end += 1
+        frames.append([_repository_path(line) for line in lines[n:end] if not CARETS_RE.match(line)])
+        n = end
+    error = lines[n:]
+    own = [f for f in frames if "experiments/" in FRAME_RE.match(f[0])["path"]] if frames and FRAME_RE.match(frames[0][0]) else []
+    room = TAIL_LINES - 1 - len(error)
+    shown = [line for f in own for line in f][:max(room, 0)]
+    innermost = []  # whole frames, from the innermost out, while they fit
+    for frame in reversed([f for f in frames if f not in own]):
+        if len(shown) + 1 + len(innermost) + len(frame) > room:
+            break
+        innermost[:0] = frame
+    if innermost:
+        shown += ["  (then, innermost:)", *innermost]
+    return "\n".join([lines[start], *shown, *error])
+
+
+def _repository_path(line: str) -> str:
+    """A frame's file as the repository names it (experiments/x.py), not by the run's scratch copy."""
+    return re.sub(r'"[^"]*/codeproof-run-[^/"]*/resources/', '"', line)
+
+
+def _shown(text: str) -> str:
+    return UNSHOWN_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
 def stamp(run: RunResult, tolerance: Tolerance | None) -> str:

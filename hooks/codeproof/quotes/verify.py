@@ -16,6 +16,7 @@ code and are shown as they are.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import unicodedata
 from collections import Counter
@@ -77,7 +78,8 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
         specs = parse_symbols(block.fields["Symbol"])
         spans = [index.spans(spec) for spec in specs]
     except SymbolError as error:
-        return Checked(block, problem=Problem(block.post, block.line, f"{label}: {error}", hint=error.hint))
+        hint = imported_here(text, block.fields["Symbol"], ref.path) or error.hint
+        return Checked(block, problem=Problem(block.post, block.line, f"{label}: {error}", hint=hint))
     except SyntaxError as error:
         return Checked(block, problem=Problem(block.post, block.line, f"{label}: file does not parse: {error}"))
     except (RecursionError, MemoryError, ValueError) as error:  # nested too deep, null bytes: ast gives up
@@ -97,6 +99,23 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
         scope = f"lines {region.first}-{region.last}"
     return _locate(block, _analyse(text), label, lambda first, last: holds(spans, first, last), region,
                    f"{ref.path}@{ref.commit[:7]}", scope)
+
+
+def imported_here(text: str, symbol: str, path: str) -> str:
+    """Where a symbol that the file only imports is defined, as a hint ("" if it does not import it): the file
+    at `path` imports `trace` by `from .tracer import trace`, so it is defined in autograd/tracer.py."""
+    name = symbol.split(" and ")[0].split(",")[0].strip().split(".")[0].split("(")[0]
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any((alias.asname or alias.name) == name for alias in node.names):
+            folder = path.split("/")[:-1][: len(path.split("/")) - node.level] if node.level else []
+            module = "/".join(folder + (node.module or "").split(".")).strip("/")
+            return (f"{path} only imports {name} (line {node.lineno}: `{ast.get_source_segment(text, node)}`); it is "
+                    f"defined in {module}.py (or {module}/__init__.py): write `File: {module}.py`")
+    return ""
 
 
 def verify_script_quote(block: Block, text: str) -> Checked:
@@ -127,6 +146,12 @@ def _locate(
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint))
     first, closest, similarity = _closest_run(file, quote, region)
     last = first + len(closest) - 1
+    if _dedented(quote, closest):
+        return Checked(block, problem=Problem(
+            block.post, block.line, f"{label}: the quote is lines {first}-{last} of {name} without their indentation",
+            hint="keep each line's indentation as in the file (copy the lines as they are): the card removes the "
+                 "indentation the lines share, or shows it with `Dedent: no`"),
+            repair="\n".join(closest), similarity=similarity)
     k = next((k for k, (a, b) in enumerate(zip(quote, closest)) if a != b), min(len(quote), len(closest)))
     where = f"{block.post}:{block.quote_line(k)}"
     message = f"{label}: quote differs from source (first difference at {where}, line {first + k} of the file)"
@@ -141,6 +166,15 @@ def _locate(
         hint = f"run `./dev.sh update` to take lines {first}-{last} from the pinned file, or fix the quote by hand"
     problem = Problem(block.post, block.line, message, detail=detail, hint=hint)
     return Checked(block, problem=problem, repair="\n".join(closest), similarity=similarity)
+
+
+def _dedented(quote: list[str], lines: tuple[str, ...]) -> bool:
+    """Whether the quote is these lines with the indentation they share taken off (by hand: a quote keeps it)."""
+    if len(quote) != len(lines):
+        return False
+    kept = [line for line in lines if line.strip()]
+    shared = min((len(line) - len(line.lstrip()) for line in kept), default=0)
+    return shared > 0 and [q.rstrip() for q in quote] == [line[shared:].rstrip() if line.strip() else "" for line in lines]
 
 
 def _runs(file: _File, quote: list[str]) -> list[int]:

@@ -50,6 +50,7 @@ class Entry:
     excerpt: str = ""  # the first paragraph, plain text
     minutes: int = 0  # to read it
     categories: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
 
     @property
     def published(self) -> bool:
@@ -113,8 +114,10 @@ def read_series(pages: Iterable[tuple[FrontMatter, ParsedPost, str, str]], annou
         entry, found = (None, []) if front.unreadable else series_entry(front, parsed, src_uri, url)
         posts += [entry] if entry else []
         problems += front.problems + found
-    lines = {parsed.post: front.line_of("series") for front, parsed, _, _ in pages}
-    problems += duplicate_numbers(posts, lines)
+    # Every page that names a number counts, whatever else is wrong with it: all its problems are said at once.
+    numbered = {parsed.post: (front.meta["series"], front.line_of("series")) for front, parsed, _, _ in pages
+                if not front.unreadable and _whole_number(front.meta.get("series"))}
+    problems += duplicate_numbers(numbered)
     notes = [f"{post.name} is published ({post.post}): its announcement in extra.series.announced is superseded; "
              "remove it from mkdocs.yml (`./dev.sh new` does)" for post in posts if post.number in announced]
     return series_model(posts, announced), problems, notes
@@ -132,7 +135,7 @@ def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str)
                                               "(or move the page out of posts/)")]
     problems = []
     number = meta["series"]
-    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_NUMBER:
+    if not _whole_number(number):
         problems.append(Problem(parsed.post, front.line_of("series"), f"front matter: series {number!r} is not a whole "
                                 f"number from 1 to {MAX_NUMBER}", hint="write the post's number in the series, e.g. "
                                                                       "`series: 6`"))
@@ -149,9 +152,10 @@ def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str)
         return None, problems
     body = "\n".join(parsed.lines)
     title = str(meta["title"]).split("：", 1)[-1]
-    categories = meta.get("categories") if isinstance(meta.get("categories"), list) else []  # checked in frontmatter
+    categories, tags = (meta.get(key) if isinstance(meta.get(key), list) else [] for key in ("categories", "tags"))
     return Entry(number, title, url, src_uri, parsed.post, str(meta["date"]), first_paragraph(body),
-                 reading_minutes(body), tuple(dict.fromkeys(str(c) for c in categories))), []
+                 reading_minutes(body), tuple(dict.fromkeys(str(c) for c in categories)),
+                 tuple(dict.fromkeys(str(t) for t in tags))), []  # (their form is checked in frontmatter)
 
 
 def category_anchors(model: SeriesModel) -> dict[str, str]:
@@ -166,17 +170,22 @@ def category_anchors(model: SeriesModel) -> dict[str, str]:
     return anchors
 
 
-def duplicate_numbers(posts: list[Entry], lines: dict[str, int]) -> list[Problem]:
-    """Two posts with one number would hide one of them from the overview and the navigation."""
-    by_number: dict[int, list[Entry]] = {}
-    for post in posts:
-        by_number.setdefault(post.number, []).append(post)
+def duplicate_numbers(numbered: dict[str, tuple[int, int]]) -> list[Problem]:
+    """Two posts with one number would hide one of them from the overview and the navigation. `numbered`: each
+    post's path -> (its number, the line of its `series:`)."""
+    by_number: dict[int, list[str]] = {}
+    for post, (number, _) in numbered.items():
+        by_number.setdefault(number, []).append(post)
     return [
-        Problem(post.post, lines.get(post.post, 1), f"front matter: series {post.number} is also the number of "
-                              f"{', '.join(other.post for other in same if other is not post)}",
+        Problem(post, numbered[post][1], f"front matter: series {number} is also the number of "
+                                         f"{', '.join(other for other in same if other != post)}",
                 hint="give each post its own number in the series")
-        for same in by_number.values() if len(same) > 1 for post in same
+        for number, same in by_number.items() if len(same) > 1 for post in same
     ]
+
+
+def _whole_number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_NUMBER
 
 
 def series_model(posts: list[Entry], announced: dict[int, str | None]) -> SeriesModel:

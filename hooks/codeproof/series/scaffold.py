@@ -50,11 +50,12 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     if path.exists():
         return [], [Problem(shown, 1, "new: the file exists already", hint="choose another slug with --slug")]
     full_title = f"{series.name}（{chinese_number(number)}）：{title}"
-    latest = model.posts[-1] if model.posts else None  # its categories are the likeliest
+    latest = model.posts[-1] if model.posts else None  # its categories and tags are the likeliest
     text = TEMPLATES.get_template("new_post.md").render(
         title=Markup(json.dumps(full_title, ensure_ascii=False)), number=number, date=today.isoformat(),
         categories=Markup(json.dumps(list(latest.categories if latest and latest.categories else [series.name]),
                                      ensure_ascii=False)),
+        tags=Markup(json.dumps(list(latest.tags if latest and latest.tags else ["autograd"]), ensure_ascii=False)),
         ) + "\n"  # a JSON string (or list) is YAML
     problems = front_matter(text, shown).problems  # the title as the build will read it
     if problems:
