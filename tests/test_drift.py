@@ -299,3 +299,24 @@ def test_a_header_alone_is_compared_as_the_build_would_show_it_there(site, capsy
     assert f"docs/posts/p.md:{line}: changed pkg/mod.py g 8-10\n--- pkg/mod.py@pin lines 8-10\n" \
            f"+++ pkg/mod.py@{commits[1][:7]} lines 9-11\n" in out
     assert out.splitlines()[-1] == "drift: 2 changed, 1 moved, 1 unchanged, 1 gone"
+
+
+def test_a_quote_copied_from_another_version_at_hand_is_said_to_be_from_it(site, capsys):
+    """A quote copied from GitHub's default branch: once drift fetched that version, check names it."""
+    site, commits, _ = site
+    drift(site, "--to", "newer", capsys=capsys)  # now the object store holds the newer commit too
+    (site / "docs" / "posts" / "p.md").write_text(POST.replace("    y = x * 2", "    y = x * 3"))
+    assert main(["check", "--config", str(site / "mkdocs.yml")]) == 1
+    assert (f"  hint: the quote matches pkg/mod.py at newer ({commits[1][:7]}, as last fetched), not at the pin "
+            f"({commits[0][:7]}, 1.9.1): it was copied from another version. Copy it from the pinned file (its source "
+            "page, or the installed package), or run `./dev.sh update`\n") in capsys.readouterr().err
+
+
+def test_update_says_when_it_gives_a_quote_fewer_lines_than_it_had(site, capsys):
+    site, _, _ = site
+    post = site / "docs" / "posts" / "p.md"
+    post.write_text(POST.replace("def f(x):\n    return x + 1\n", "def f(x):\n    return x + 1\n    # and more\n"))
+    assert main(["update", "--config", str(site / "mkdocs.yml")]) == 0
+    assert capsys.readouterr().err.startswith(
+        "note: docs/posts/p.md:17: the quote had 3 lines and now has 2: the closest lines of the file are shorter, so "
+        "check its end (and whether it was copied from another version)\n")

@@ -100,7 +100,7 @@ docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {site.commit
          self.value = value
 -        self.parents = ['tampered']
 +        self.parents = []
-  hint: run `./dev.sh update` to take lines 9-11 from the pinned file, or fix the quote by hand"""
+  hint: run `./dev.sh update` to take lines 9-11 from the pinned file, or fix the quote by hand (a quote copied from GitHub's default branch may be another version than the pin ({site.commit}, 1.9.1))"""
     assert not any((site.root / "site").iterdir())
 
 

@@ -134,6 +134,10 @@ def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Prob
         repairs = [r for r in repairs if r not in unlike]
         if repairs:
             print(rewrite_post(series.root / post.post, post, repairs), end="")
+            for repaired in repairs:
+                note = resized(repaired)
+                if note:
+                    print(f"note: {note}", file=sys.stderr)
         problems += [p for r in results if r not in repairs and r not in unlike for p in (r.problem, r.warning) if p]
         problems += [left_alone(r) for r in unlike]
     engine.runner.finish()
@@ -241,6 +245,19 @@ def _markdown_files(docs: Path) -> list[Path]:
     """The regular Markdown files under docs/, without following links (docs_problems reports the others)."""
     found = (Path(folder) / name for folder, _, names in os.walk(docs) for name in names if name.endswith(".md"))
     return sorted(path for path in found if path.is_file() and not path.is_symlink())
+
+
+def resized(checked) -> str:
+    """What `update` says when it gave a quote another number of lines than it had: never silently."""
+    block = checked.block
+    if block.kind is not BlockKind.SOURCE or block.quote is None:
+        return ""
+    had, took = len(block.quote.split("\n")), len(checked.repair.split("\n"))
+    if had == took:
+        return ""
+    return (f"{block.post}:{block.line}: the quote had {had} lines and now has {took}: the closest lines of the file "
+            f"are {'shorter' if took < had else 'longer'}, so check its {'end' if took < had else 'ends'} (and whether "
+            "it was copied from another version)")
 
 
 def left_alone(checked) -> Problem:

@@ -6,7 +6,7 @@ Used alike by the MkDocs hook and by the command line (`python -m codeproof`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 from codeproof.site import render
@@ -124,7 +124,22 @@ class Engine:
             text = self.store.read(ref)
         except SourceError as error:
             return self._problem(block, f"REAL SOURCE: {error}", error.hint)
-        return verify_source_quote(block, ref, text)
+        checked = verify_source_quote(block, ref, text)
+        if checked.repair is not None and block.quote is not None:  # a quote unlike the pin: copied from elsewhere?
+            checked = replace(checked, problem=replace(checked.problem, hint=self._copied_from(block, ref, checked)))
+        return checked
+
+    def _copied_from(self, block: Block, ref: FileRef, checked: Checked) -> str:
+        """The hint for a quote that differs from the pin: the version of the file it matches, where one at hand
+        does (a quote copied from GitHub's default branch), else that it may be another version."""
+        quote = "\n" + block.quote + "\n"
+        versions = self.store.versions_at_hand(ref)
+        matched = [name for name, text in versions if quote in "\n" + text.replace("\r\n", "\n") + "\n"]
+        pin = f"the pin ({ref.commit[:7]}, {self.series.baseline.version})"
+        if matched:
+            return (f"the quote matches {ref.path} at {matched[0]}, not at {pin}: it was copied from another version. "
+                    "Copy it from the pinned file (its source page, or the installed package), or run `./dev.sh update`")
+        return f"{checked.problem.hint} (a quote copied from GitHub's default branch may be another version than {pin})"
 
     def _check_output(self, block: Block) -> Checked:
         script = block.fields["File"]

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zlib
 from pathlib import Path
 
 from codeproof.series.config import SHA_RE, Baseline, in_ci, normal_path, valid_repo
@@ -169,7 +170,10 @@ class GitProvider:
             reason = next((line for line in reversed(said) if line.startswith(("fatal:", "error:"))), said[-1])
             raise SourceError(f"cannot fetch {ref} from {url}: {reason}",
                               hint="name a commit, tag or branch of the repository, or another --remote")
-        return self._git(repo_dir, "rev-parse", "FETCH_HEAD^{commit}").stdout.decode().strip()
+        commit = self._git(repo_dir, "rev-parse", "FETCH_HEAD^{commit}").stdout.decode().strip()
+        if not SHA_RE.match(ref):  # named for versions_at_hand: the commit a tag or branch was when fetched
+            self._git(repo_dir, "update-ref", f"refs/fetched/{ref}", commit)
+        return commit
 
     def export(self, repo: str, commit: str, dest: Path) -> None:
         """Write the commit's regular files under dest (fetched already), as git archive gives them. Upstream
@@ -182,6 +186,25 @@ class GitProvider:
         except (tarfile.TarError, OSError) as error:
             raise SourceError(f"cannot read {repo}@{commit[:7]}: {error}",
                               hint="check that the commit is a tree of source files") from None
+
+    def versions_at_hand(self, repo: str, path: str, pinned: str) -> list[tuple[str, bytes]]:
+        """The file at every other commit the object store holds (drift and rebase fetched them), without the
+        network: (a name for the commit, the file's bytes); a commit fetched as a tag or branch is named by it."""
+        repo_dir = self.cache_dir / (repo.replace("/", "__") + ".git")
+        if not (repo_dir / "HEAD").exists():
+            return []
+        listed = self._git(repo_dir, "cat-file", "--batch-all-objects", "--batch-check=%(objecttype) %(objectname)")
+        commits = [line.split()[1].decode() for line in listed.stdout.splitlines() if line.startswith(b"commit ")]
+        refs = self._git(repo_dir, "for-each-ref", "--format=%(objectname) %(refname:strip=2)", "refs/fetched")
+        names = {sha: f"{name} ({sha[:7]}, as last fetched)" for sha, _, name in
+                 (line.partition(" ") for line in refs.stdout.decode(errors="replace").splitlines())}
+        found = []
+        for commit in commits:
+            if commit != pinned:
+                shown = self._git(repo_dir, "cat-file", "blob", f"{commit}:{path}")
+                if shown.returncode == 0:
+                    found.append((names.get(commit, commit[:7]), shown.stdout))
+        return found
 
     def _repo_dir(self, repo: str) -> Path:
         repo_dir = self.cache_dir / (repo.replace("/", "__") + ".git")
@@ -391,6 +414,20 @@ class SourceStore:
     @property
     def git(self) -> GitProvider:
         return next(provider for provider in self.providers if isinstance(provider, GitProvider))
+
+    def versions_at_hand(self, ref: FileRef) -> list[tuple[str, str]]:
+        """Other versions of the file at hand offline, (name, text): other commits in git's object store, and the
+        release archives drift and rebase downloaded. Evidence of where a quote was copied from, never of a quote."""
+        found = [(name, data) for provider in self.providers if isinstance(provider, GitProvider)
+                 for name, data in provider.versions_at_hand(ref.repo, ref.path, ref.commit)]
+        for archive in sorted((self.cache_dir.parent / "sdist" / "releases").glob("*.tar.gz")):
+            try:
+                files = _archive_files(archive.read_bytes())
+            except (OSError, tarfile.TarError, EOFError, zlib.error):
+                continue
+            if ref.path in files:
+                found.append((f"release {archive.name.removesuffix('.tar.gz').rpartition('-')[2]}", files[ref.path]))
+        return [(name, data.decode("utf-8", "replace")) for name, data in found]
 
     def read(self, ref: FileRef) -> str:
         if ref not in self._texts:
