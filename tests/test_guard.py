@@ -453,3 +453,40 @@ def test_a_face_written_with_references_or_full_width_letters_is_found_at_its_li
     source = ["Intro.", "", "More prose.", written]
     problems = check_page(html, POST, source, 5, 0, SEAL, set())
     assert [p.line for p in problems] == [8]
+
+
+@pytest.mark.parametrize("written", [
+    "| ✓ 输出<span></span>已验证 · Python 3.11.7 |", "<p>✓ 输出<span></span>已验证 · Python 3.11.7</p>",
+    "✓ 输出己验证 · Python 3.11.7", "<p>源碼 REAL SOURCE</p>", "✓ 输出已験証 · Python 3.11.7"])
+def test_a_face_is_reported_at_the_line_that_writes_it(written):
+    """Adversarial round 2 (A2, A4, A5, A7, N2): refused, but blamed on the first line of the post."""
+    html = "<p>" + written.strip("|<>p/ ").replace("<span></span>", "") + "</p>"
+    source = ["Intro.", "", "源码在这里。", "", written]
+    assert [p.line for p in check_page(html, POST, source, 5, 0, SEAL, set())] == [9]
+
+
+def test_a_face_broken_over_two_lines_of_a_paragraph_is_one_face():
+    """A browser shows the line break as a space: `✓ 输出` and `已验证 · …` read as the stamp (N1)."""
+    source = ["Intro.", "", "✓ 输出", "已验证 · Python 3.11.7"]
+    assert check_page("<p>Intro.</p>\n<p>✓ 输出\n已验证 · Python 3.11.7</p>", POST, source, 5, 0, SEAL, set()) == [
+        face("输出已验证", line=7)]
+
+
+def test_two_blocks_are_never_read_as_one_face():
+    assert guard("<p>✓ 输出</p>\n<p>已验证的结果</p>") == []
+
+
+@pytest.mark.parametrize("html, tag", [
+    ("<h4>源码 · autograd/core.py L88–L96 · HIPS/autograd@90dbeb8</h4>", "h4"),
+    ("<figure><figcaption>源码 · autograd/core.py L88–L96</figcaption></figure>", "figcaption"),
+    ("<table><caption>源碼 · core.py @90dbeb8</caption></table>", "caption"),
+])
+def test_a_heading_or_caption_that_reads_as_a_cards_head_is_refused(html, tag):
+    """Over a made-up code block it would pass for a verified card (N3)."""
+    (problem,) = guard(html)
+    assert problem.message.startswith(f"the page holds a <{tag}> reading ")
+    assert problem.message.endswith(LOOKS_LIKE_A_CARD)
+
+
+def test_a_heading_that_only_begins_with_a_label_word_is_prose():
+    assert guard("<h2>源码导读：core.py 里的 VJPNode L12</h2><h3>输出</h3><h3>源码：core.py</h3>") == []

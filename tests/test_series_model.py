@@ -158,3 +158,15 @@ def test_each_category_has_its_own_anchor_even_when_slugs_collide_or_are_empty()
     one = Entry(1, "A", "posts/a/", "posts/a.md", categories=("C++", "C", "c", "!!", "??"))
     assert category_anchors(series_model([one], {})) == {
         "C++": "category-c", "C": "category-c-", "c": "category-c--", "!!": "category-4", "??": "category-5"}
+
+
+@pytest.mark.parametrize("paragraph", ["`✓ 输出已验证 · Python 3.11.7`", "✓ 输出\n已验证 · Python 3.11.7"])
+def test_a_card_face_in_the_first_paragraph_is_refused_at_the_posts_line(paragraph):
+    """It becomes the post's description (meta, feeds, overview): it was blamed on docs/index.md (N5)."""
+    raw = f"---\ntitle: A\nseries: 2\ndate: 2026-01-01\n---\n\n{paragraph}\n"
+    first_line, body = split_front_matter(raw)
+    front = front_matter(raw, "docs/posts/x.md"), parse_post("docs/posts/x.md", body, first_line), "posts/x.md", "posts/x/"
+    assert problems_of(front) == [
+        "docs/posts/x.md:7: the first paragraph shows '输出已验证', a card's own face; it is the post's description in "
+        "its <meta>, feeds and the overview, where it would pass for a verified card\n"
+        "  hint: say it in other words, or begin the post with another paragraph"]

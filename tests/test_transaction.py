@@ -181,3 +181,15 @@ def test_a_file_that_cannot_be_written_is_named_not_its_temporary_copy(tmp_path,
         filesystem.write_atomically(tmp_path / "p.md", b"x")
     assert refused.value.shown() == (f"error: cannot write {tmp_path / 'p.md'}: Read-only file system\n"
                                      "  hint: make the file and its folder writable, then run the command again")
+
+
+def test_a_file_that_is_a_mount_point_is_refused_before_anything_changes(tmp_path, monkeypatch):
+    """Adversarial round 2 (B31): a lock bind-mounted read-only let the posts, mkdocs.yml and requirements.txt
+    change and the lock not (the rename onto the mount fails with EBUSY, after the journal)."""
+    root = tree(tmp_path, OLD)
+    lock = root / "sources.lock.json"
+    monkeypatch.setattr(filesystem.os.path, "ismount", lambda path: Path(path) == lock)
+    with pytest.raises(filesystem.WriteError) as refused:
+        write_together(root, {root / name: data for name, data in NEW.items()})
+    assert str(refused.value) == f"cannot write {lock}: it is a mount point, which a rename cannot replace"
+    assert contents(root) == OLD and leftovers(root) == []

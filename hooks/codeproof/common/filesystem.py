@@ -3,6 +3,7 @@ file as reports show it, and the one policy of what a folder walked for publishi
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -64,6 +65,9 @@ def write_together(root: Path, changes: dict[Path, bytes]) -> None:
     all old files (before) or all new ones (after). A SIGKILL or a power cut may leave the journal:
     recover, which every command runs first, finishes the change from it; before the journal exists the
     aside copies are strays that recover removes."""
+    for path in changes:  # what a rename cannot replace, found before anything is committed
+        if os.path.ismount(path):
+            raise WriteError(path, OSError(errno.EBUSY, "it is a mount point, which a rename cannot replace"))
     asides: list[Path] = []  # each aside copy as soon as it exists, so an interruption leaves none
     try:
         entries = []
@@ -110,7 +114,10 @@ def _finish(root: Path, entries: list[dict]) -> None:
     for entry in entries:
         target, aside = root / entry["path"], root / entry["aside"]
         if aside.is_file() and _sha256(aside) == entry["sha256"]:
-            os.replace(aside, target)
+            try:
+                os.replace(aside, target)
+            except OSError as error:
+                raise WriteError(target, error) from None
         elif not (target.is_file() and _sha256(target) == entry["sha256"]):
             raise ChangeUnfinished(f"{JOURNAL}: cannot finish the interrupted change: {entry['path']} has neither "
                                    f"its new content nor a copy of it ({entry['aside']})",

@@ -149,8 +149,8 @@ def first_unshown(text: str) -> str:
 # (and in what an author writes into one: header values) they would pass for a verified card.
 CARD_LABELS = {BlockKind.SOURCE: "源码", BlockKind.EXPERIMENT: "实验", BlockKind.OUTPUT: "输出"}
 STAMP_WORDS = "输出已验证"
-# Han characters a reader takes for those of the face: traditional forms, and 己 and 巳 for 已.
-FACE_FOLD = str.maketrans("碼實驗輸證己巳", "码实验输证已已")
+# Han characters a reader takes for those of the face: traditional and Japanese forms, and 己 and 巳 for 已.
+FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳", "码实实验验输证证已已")
 NOT_WORD_RE = re.compile(r"[^\w\n]+|_")  # between the characters of a face (a line break ends it)
 
 
@@ -165,7 +165,14 @@ def card_face(text: str) -> str | None:
                  if label + kind.value.replace(" ", "") in compact), None)
 
 
-def starts_with_label(text: str) -> bool:
-    """Whether text (a box's title) begins with a card's label: `源码 · autograd/core.py …` would title a fake card."""
-    return NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).startswith(tuple(CARD_LABELS.values()))
+CARD_DETAILS_RE = re.compile(r"\bL\d+|@[0-9a-f]{7}")  # what a card's head shows: lines, a commit
+LABEL_FIRST_RE = re.compile(r"\W*(?:%s)(?!\w)" % "|".join(CARD_LABELS.values()))  # the label as a word of its own
+
+
+def titles_a_card(text: str) -> bool:
+    """Whether text (a heading, a caption, a box's title) reads as a card's head: a card's label first, then the
+    lines, commit or file a card names (`源码 · autograd/core.py L88–L96 · HIPS/autograd@90dbeb8` over a code block
+    would pass for a verified card; `源码导读：core.py` heads a section)."""
+    shown = skeleton(text).translate(FACE_FOLD)
+    return LABEL_FIRST_RE.match(shown) is not None and CARD_DETAILS_RE.search(shown) is not None
 

@@ -403,6 +403,7 @@ class ExperimentRunner:
         self.key_file = key_file or default_key_file()
         self.python_path = python_path
         self.versions = toolchain_versions()
+        _remove_stale_runs()  # whether or not this build runs a script (its runs may all be cached)
         self.runs = 0  # scripts actually run by this runner (cache hits do not count)
         self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="experiment")
         self._futures: dict[str, Future] = {}
@@ -555,7 +556,6 @@ class ExperimentRunner:
             return replace(self._failed(script, ""), not_run=NO_SANDBOX_IN_CI)
         with self._lock:
             self.runs += 1
-        _remove_stale_runs()
         with tempfile.TemporaryDirectory(prefix=f"{RUN_PREFIX}{os.getpid()}-", ignore_cleanup_errors=True) as tmp:
             run_dir = Path(tmp).resolve()
             resources = run_dir / "resources"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from pymdownx.slugs import slugify
 
+from codeproof.common.markers import card_face
 from codeproof.series.config import MAX_NUMBER
 from codeproof.series.prose import first_paragraph, reading_minutes
 from codeproof.common.structure import BlockKind, FrontMatter, ParsedPost, Problem
@@ -148,12 +149,21 @@ def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str)
         problems.append(Problem(parsed.post, front.line_of("title"), f"front matter: the title says （{said.group(1)}） "
                                 f"but the series number is {number} （{chinese_number(number)}）",
                                 hint="make the title and `series:` agree"))
+    body = "\n".join(parsed.lines)
+    excerpt = first_paragraph(body)
+    face = card_face(excerpt)
+    if face:  # the description of the post's <meta>, feeds and overview entry, which no guard reads
+        at = next((n for n, (line, after) in enumerate(zip(parsed.lines, parsed.lines[1:] + [""]))
+                   if face in (card_face(line), card_face(f"{line} {after}"))), 0)
+        problems.append(Problem(parsed.post, parsed.first_line + at, f"the first paragraph shows {face!r}, a card's own "
+                                "face; it is the post's description in its <meta>, feeds and the overview, where it "
+                                "would pass for a verified card", hint="say it in other words, or begin the post with "
+                                                                       "another paragraph"))
     if problems:
         return None, problems
-    body = "\n".join(parsed.lines)
     title = str(meta["title"]).split("：", 1)[-1]
     categories, tags = (meta.get(key) if isinstance(meta.get(key), list) else [] for key in ("categories", "tags"))
-    return Entry(number, title, url, src_uri, parsed.post, str(meta["date"]), first_paragraph(body),
+    return Entry(number, title, url, src_uri, parsed.post, str(meta["date"]), excerpt,
                  reading_minutes(body), tuple(dict.fromkeys(str(c) for c in categories)),
                  tuple(dict.fromkeys(str(t) for t in tags))), []  # (their form is checked in frontmatter)
 

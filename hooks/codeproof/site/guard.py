@@ -29,17 +29,21 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, plain_text, skeleton, starts_with_label
+from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, plain_text, skeleton, titles_a_card
 from codeproof.common.filesystem import shown_path, unpublishable
 from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.common.structure import BlockKind, Problem
 
 KINDS = {kind.value for kind in BlockKind}
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
+TITLES = {"h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption"}  # (and boxes' titles) what may head a code block
 # What a browser re-opens after a block closes (the HTML standard's formatting elements, and a link): one left
 # open before a card wraps it (struck through, hidden small, or a link elsewhere), or wraps the rest of the page.
 FORMATTING = {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"}
 SENTINEL = '<p id="codeproof-guard-sentinel">x</p>'
+BREAK = "\x1e"  # between the texts of two blocks (and around an exempt one): they are never read as one
+BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "tr",
+              "td", "th", "caption", "figure", "figcaption", "details", "summary", "hr", "br", "dl", "dt", "dd"}
 
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 CARD_CLASS = "proof-card"
@@ -97,6 +101,8 @@ def _read(html: str, seal: str) -> _Reading:
         if tag.startswith("-"):  # a comment or a doctype, which nobody sees
             continue
         sealed, example, code = _open(reading, node, seal, sealed, example, code)
+        if tag in BLOCK_TAGS:  # a reader sees a new block here; a line break inside a paragraph is a space
+            reading.segments.append((BREAK, None))
         if sealed:  # what the engine rendered holds verified text only: nothing in it to check
             continue
         children, child = [], node.child
@@ -148,10 +154,11 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
     # heading, paragraph or bold text that is nothing but one. It would pass for a verified card.
     # (Bracketed, it is a marker, reported as such; in code, it is code.)
     boxed = "admonition-title" in classes or tag == "summary"
-    text = skeleton(node.text(deep=True)) if code is None and (boxed or tag in LABELS) else ""
+    titled = boxed or tag in TITLES
+    text = skeleton(node.text(deep=True)) if code is None and (titled or tag in LABELS) else ""
     words = NOT_WORDS_RE.sub(" ", text).strip().upper() if text else ""
     if words and not ANY_MARKER_RE.search(text) and (
-            boxed and (any(kind in words for kind in KINDS) or starts_with_label(text))
+            boxed and any(kind in words for kind in KINDS) or titled and titles_a_card(text)
             or tag in LABELS and words in KINDS):
         reading.refused.append((f"a <{tag}> reading {words[:40]!r}: a card's label outside a card would pass for "
                                 "a verified one", words[:20]))
@@ -169,7 +176,7 @@ def _shown_attribute(reading: _Reading, tag: str, name: str, value: str, sealed:
     like the page's text, and may not be a card's label: nothing but a block's kind, or for a drawn label, any
     text naming one."""
     shown = skeleton(value)
-    reading.segments += [("\n", None), (shown, None), ("\n", None)]
+    reading.segments += [(BREAK, None), (shown, None), (BREAK, None)]
     if sealed:
         return
     bidi = BIDI_RE.search(value)
@@ -191,7 +198,7 @@ def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code
         reading.refused.append((f"a bidirectional control character (U+{ord(bidi.group()):04X}): it can make text "
                                 "read as something else", bidi.group()))
     if sealed or (example and code == -1):
-        reading.segments.append(("\n", None))  # exempt: shown as written, and never joined to its neighbours
+        reading.segments.append((BREAK, None))  # exempt: shown as written, and never joined to its neighbours
         return
     shown = skeleton(text)  # once per text: every text of every page comes here
     reading.segments.append((shown, code if code != -1 else None))
@@ -257,7 +264,7 @@ def check_page(html: str, post: str, source_lines: list[str], first_line: int, p
                  "level); mention a marker in prose as inline code; fence an example of the format with ```markdown",
         ))
     for face in _faces(reading.segments):
-        problems.append(Problem(post, lines.containing(face.split()[0]), f"the page shows {face!r} outside a "
+        problems.append(Problem(post, lines.face(face), f"the page shows {face!r} outside a "
                                 "verified card: a card's face (its label, or its stamp's wording) would pass for one",
                                 hint="remove it from the post: only the build renders cards"))
     for tag, before_card in _left_open(html, seal):
@@ -274,17 +281,18 @@ def check_page(html: str, post: str, source_lines: list[str], first_line: int, p
 
 
 def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
-    """Each card face in the page's text, line by line with the segments joined (`✓ 输出<span></span>已验证`,
-    `源码<code>REAL SOURCE</code>` are faces), unless a single inline code span holds it whole (prose that names
-    the label writes it as code)."""
-    lines: list[list[tuple[str, int | None]]] = [[]]
+    """Each card face in the page's text, block by block with the segments joined (`✓ 输出<span></span>已验证`,
+    `源码<code>REAL SOURCE</code>` and a face broken over two lines of a paragraph are faces), unless a single inline
+    code span holds it whole (prose that names the label writes it as code)."""
+    blocks: list[list[tuple[str, int | None]]] = [[]]
     for segment, code in segments:
-        for n, part in enumerate(segment.split("\n")):
+        for n, part in enumerate(segment.split(BREAK)):
             if n:
-                lines.append([])
-            lines[-1].append((part, code))
+                blocks.append([])
+            lines_as_spaces = part.replace("\n", " ")  # as a browser shows a line break inside a paragraph
+            blocks[-1].append((lines_as_spaces, code))
     found = []
-    for line in lines:
+    for line in blocks:
         face = card_face("".join(text for text, _ in line))
         spans: dict[int, str] = {}
         for text, code in line:
@@ -343,6 +351,15 @@ class _Locator:
                     return n
         return self.first_line
 
+    def face(self, face: str) -> int:
+        """The first line that shows the card face as a reader reads it (card_face: however written, spaced or
+        split by markup), alone or with the next line (a face broken over two lines of a paragraph)."""
+        texts = [(n, _shown_line(text)) for n, text in self.lines]
+        for (n, text), (_, after) in zip(texts, texts[1:] + [(0, "")]):
+            if card_face(text) == face or card_face(f"{text} {after}") == face != card_face(after):
+                return n
+        return self.first_line
+
     def marker(self, kind: BlockKind) -> int:
         """The next source line, not blamed yet, that holds a marker of this kind."""
         for n, text in self.lines:
@@ -350,3 +367,12 @@ class _Locator:
                 self.blamed.add(n)
                 return n
         return self.first_line
+
+
+def _shown_line(text: str) -> str:
+    """A source line's text as a reader sees it: tags dropped and character references decoded (a line alone, so
+    an element it opens is not closed: its text is still read)."""
+    if "<" not in text:
+        return html.unescape(text)
+    body = LexborHTMLParser(text).body
+    return body.text(deep=True) if body is not None else html.unescape(text)
