@@ -25,6 +25,7 @@ have_uv() {
   want=$(sha256sum requirements-uv.lock | cut -d' ' -f1)
   if [ "$(cat "$uv_home/.lock.sha256" 2>/dev/null)" != "$want" ]; then
     rm -rf "$uv_home" && mkdir -p "$uv_home"
+    echo "dev.sh: fetching uv, the installer ($uv_pin, hashed in requirements-uv.lock)..." >&2
     # Into a folder of its own, which neither a system Python's guard (PEP 668) nor a user's pip settings refuse.
     PIP_REQUIRE_VIRTUALENV=0 PIP_USER=0 python3 -m pip install --quiet --disable-pip-version-check \
       --require-hashes --only-binary :all: --no-deps --target "$uv_home" \
@@ -48,6 +49,8 @@ fi
 want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 11, 5))' || { echo "dev.sh: Python 3.11.5+ is needed (the pinned packages require it)" >&2; exit 2; }
+  started=$SECONDS
+  echo "dev.sh: installing the $(grep -c '^[a-z]' requirements.lock) pinned packages of requirements.lock into .venv (once; it takes some seconds)..." >&2
   # The engine, importable as `codeproof` from anywhere (see pyproject.toml), is installed editable and
   # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
   if have_uv; then
@@ -61,6 +64,7 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
   fi
   echo "$want" > "$stamp"
+  echo "dev.sh: installed in $((SECONDS - started)) s" >&2
 fi
 export NO_MKDOCS_2_WARNING=1
 export PATH="$PWD/$venv/bin:$PATH"

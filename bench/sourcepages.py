@@ -10,7 +10,7 @@ Reports:
   engine's C-backed parsing, so the two differ). Those builds run in one process, as `mkdocs serve` rebuilds;
 - the same unprofiled share of a warm build in a new process, as `./dev.sh build` runs one (the caches on
   disk filled, nothing kept in the process): it pays once what a process keeps (parsing, templates, the archive);
-- a cold cross-reference of the package (jedi, an empty cache), once per pinned commit.
+- a cold cross-reference of the package (jedi, the clone's and the user's caches empty), once per pinned commit.
 
 Run from the repository root:  .venv/bin/python bench/sourcepages.py
 """
@@ -33,6 +33,7 @@ from mkdocs.config import load_config
 
 from codeproof.series.config import load_series
 from codeproof.quotes.sources import default_store
+from codeproof.site import xref
 from codeproof.site.xref import cross_references
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,6 +121,8 @@ def main() -> int:
     series = load_series(ROOT / "mkdocs.yml")
     files = default_store(series).tree(series.baseline.repo, series.baseline.commit, "autograd")
     with tempfile.TemporaryDirectory() as cache:
+        os.environ["XDG_CACHE_HOME"] = cache  # the user's cache too: cold means no clone has done it
+        xref._INDEXES.clear()
         started = time.perf_counter()
         cross_references(files, Path(cache))
         cold = time.perf_counter() - started

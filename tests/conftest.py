@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import difflib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,11 @@ from codeproof.experiments.runner import NO_CACHE_ENV, bwrap_works
 
 ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["ci_skips", "mutations"]
+
+# The user's cache (the experiment cache's key, the cross-references that clones share) is this test process's own:
+# no test reads what the developer's builds left there, nor leaves anything there.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codeproof-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
 # CI explores the same examples every run, so a submission's result does not depend on luck;
 # locally each run explores new ones.

@@ -397,6 +397,7 @@ def test_a_very_long_line_is_read_in_linear_time(line):
     ("<p>源碼 REAL SOURCE</p>", [face("源码 REAL SOURCE")]),
     ("<p>✓ 输出<span></span>已验证 · Python 3.11.7</p>", [face("输出已验证")]),
     ("<p>✓ 输出己验证 · Python 3.11.7</p>", [face("输出已验证")]),
+    ("<p>✓ \ufac2出已验证 · Python 3.11.7</p>", [face("输出已验证")]),  # a compatibility ideograph of 輸
     ('<table><tbody><tr><td data-label="✓ 输出已验证 · Python 3.11.7">ok</td></tr></tbody></table>',
      [face("输出已验证")]),  # shown attributes are read as the page's text
     ('<div class="admonition note"><p class="admonition-title">源码 · autograd/core.py L88–L96</p></div>',

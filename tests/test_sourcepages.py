@@ -279,7 +279,7 @@ def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has
     assert cross_references(files, tmp_path, said.append) is first  # a rebuild of the process takes them as kept
     monkeypatch.setenv("CI", "true")
     assert cross_references(files, tmp_path, said.append) == first
-    assert said == ["cross-referencing 3 files with jedi (once per pinned commit; some seconds)"] * 2
+    assert said == ["cross-referencing 3 files with jedi (once per pinned commit, kept for every clone)"] * 2
 
 
 # review2 (adversarial review): a file with a lone CR, a memo read under CI, damaged caches, a memo's bound.
@@ -474,3 +474,21 @@ def test_a_file_over_the_size_the_site_highlights_is_plain_text_and_says_so(tmp_
     assert user.css(".series-src a.series-xref, .series-src span.k, .series-src span.nf") == []
     core = page(out, "source/pkg/core.py")  # a file within the size: highlighted and linked as before
     assert core.css_first(".series-src__plain") is None and core.css(".series-src span.k")
+
+
+def test_a_new_clone_of_the_same_pin_takes_the_cross_references_from_the_users_cache(tmp_path, monkeypatch):
+    """The first `check` of a fresh clone spent 115 s cross-referencing what another clone had done already."""
+    files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode()}
+    first = cross_references(files, tmp_path / "clone-a" / ".cache")
+    xref._INDEXES.clear()  # another process, another clone
+
+    def computed(*args):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(xref, "_compute", computed)
+    assert cross_references(files, tmp_path / "clone-b" / ".cache") == first
+    assert list((tmp_path / "clone-b" / ".cache" / "xref").glob("*.json"))  # and kept in that clone too
+    monkeypatch.setenv("CI", "true")  # CI reads no cache: it computes
+    xref._INDEXES.clear()
+    with pytest.raises(AssertionError, match="computed again"):
+        cross_references(files, tmp_path / "clone-c" / ".cache")

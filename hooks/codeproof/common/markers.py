@@ -152,12 +152,18 @@ STAMP_WORDS = "输出已验证"
 # Han characters a reader takes for those of the face: traditional and Japanese forms, and 己 and 巳 for 已.
 FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳", "码实实验验输证证已已")
 NOT_WORD_RE = re.compile(r"[^\w\n]+|_")  # between the characters of a face (a line break ends it)
+# Every face holds the first character of a label (the stamp holds 输出), in one of the forms FACE_FOLD knows, or
+# in a form that compatibility folding (visible) turns into one: radicals and compatibility ideographs.
+FACE_CHARACTERS = frozenset("源输輸实実實")
+HAN_VARIANTS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\U0002f800-\U0002fa1f]")
 
 
 def card_face(text: str) -> str | None:
     """The part of a card's face that a reader would see in `text`, however spaced, split by markup (the text is
     given joined) or written (look-alike letters, traditional Han): the stamp's wording, a label followed by its
     kind (源码 REAL SOURCE), or None."""
+    if FACE_CHARACTERS.isdisjoint(text) and not HAN_VARIANTS_RE.search(text):  # most text: no face can be there
+        return None
     compact = NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper()
     if STAMP_WORDS in compact:
         return STAMP_WORDS

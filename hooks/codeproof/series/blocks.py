@@ -8,6 +8,7 @@ renders. Malformed blocks become Problems, never silently plain text.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 import unicodedata
@@ -50,7 +51,13 @@ def read_post(path: Path, shown: str) -> tuple[ParsedPost, FrontMatter]:
         parsed.problems.append(Problem(shown, line, f"byte {error.start} (0x{data[error.start]:02x}) is not UTF-8",
                                        hint="save the post as UTF-8"))
         return parsed, FrontMatter()
-    raw = raw.replace("\r\n", "\n").replace("\r", "\n")  # as MkDocs reads it (universal newlines)
+    return _parsed(shown, raw.replace("\r\n", "\n").replace("\r", "\n"))  # as MkDocs reads it (universal newlines)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(shown: str, raw: str) -> tuple[ParsedPost, FrontMatter]:
+    """A post's text parsed, once per text in a process (serve rebuilds every post on every save): what it
+    returns is never changed afterwards."""
     too_much = _too_much_to_render(raw.split("\n"), shown)
     if too_much:
         return ParsedPost(post=shown, lines=[], first_line=1, problems=too_much), FrontMatter()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,7 @@ TITLES = {"h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption"}  # (and b
 # What a browser re-opens after a block closes (the HTML standard's formatting elements, and a link): one left
 # open before a card wraps it (struck through, hidden small, or a link elsewhere), or wraps the rest of the page.
 FORMATTING = {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"}
-SENTINEL = '<p id="codeproof-guard-sentinel">x</p>'
+SENTINEL = '<p id="codeproof-guard-sentinel-{}">x</p>'
 BREAK = "\x1e"  # between the texts of two blocks (and around an exempt one): they are never read as one
 BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "tr",
               "td", "th", "caption", "figure", "figcaption", "details", "summary", "hr", "br", "dl", "dt", "dd"}
@@ -250,7 +251,27 @@ def check_titles(titles: list[str], where: str, lines: list[str]) -> list[Proble
 def check_page(html: str, post: str, source_lines: list[str], first_line: int, proved_cards: int,
                seal: str, accounted: set[int]) -> list[Problem]:
     """Problems of a rendered page. `source_lines` (the Markdown the page came from, starting at file
-    line `first_line`) locate them; `accounted` are file lines whose problems are already known."""
+    line `first_line`) locate them; `accounted` are file lines whose problems are already known.
+
+    A page rendered again unchanged (serve rebuilds every page on every save) gets the verdict it got: the
+    verdict is a function of the page with its seal in place, and the seal is a secret made anew for each build,
+    so the page is named with the seal replaced by this process's own secret, which no page can hold."""
+    key = (html.replace(seal, _PROCESS_SECRET), post, tuple(source_lines), first_line, proved_cards,
+           tuple(sorted(accounted)))
+    if key not in _VERDICTS:
+        if len(_VERDICTS) >= KEPT_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = _check_page(html, post, source_lines, first_line, proved_cards, seal, accounted)
+    return list(_VERDICTS[key])
+
+
+_PROCESS_SECRET = secrets.token_hex(16)
+_VERDICTS: dict[tuple, list[Problem]] = {}
+KEPT_VERDICTS = 256
+
+
+def _check_page(html: str, post: str, source_lines: list[str], first_line: int, proved_cards: int,
+                seal: str, accounted: set[int]) -> list[Problem]:
     reading = _read(html, seal)
     lines = _Locator(source_lines, first_line, accounted)
     problems = [Problem(post, lines.containing(snippet), f"the page holds {what}",
@@ -305,11 +326,18 @@ def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
 
 def _left_open(html: str, seal: str) -> list[tuple[str, bool]]:
     """(tag, whether before a card) of each formatting element left open before a sealed card or at the end of
-    the page: a paragraph placed there, as a browser parses it, is inside one, or has one re-opened within it."""
+    the page: a paragraph placed there, as a browser parses it, is inside one, or has one re-opened within it.
+    One parse, with such a paragraph before each card and at the end (each changes nothing of what follows: a
+    formatting element it re-opens is re-opened after it all the same)."""
     cards = [m.start() for m in re.finditer(rf'<div [^>]*{SEAL_ATTRIBUTE}="{re.escape(seal)}"', html)]
+    pieces, start = [], 0
+    for n, at in enumerate(cards):
+        pieces += [html[start:at], SENTINEL.format(n)]
+        start = at
+    page = LexborHTMLParser("".join(pieces) + html[start:] + SENTINEL.format("end"))
     found = []
-    for end, before_card in [*((start, True) for start in cards), (len(html), False)]:
-        sentinel = LexborHTMLParser(html[:end] + SENTINEL).css_first("#codeproof-guard-sentinel")
+    for sentinel in page.css("p[id^=codeproof-guard-sentinel-]"):
+        before_card = not sentinel.attributes["id"].endswith("-end")
         tags = {node.tag for node in (sentinel.parent, sentinel.child) if node is not None}
         node = sentinel.parent
         while node is not None:

@@ -7,7 +7,8 @@ parameter or a local variable is not worth a link). Each link carries the defini
 first line of its docstring, shown on hover and focus.
 
 The index is computed once per set of files (a key over their blob SHA-1s, the indexing's version and jedi's)
-and kept, signed, under the cache; CI trusts no cache and computes it afresh.
+and kept, signed, under the clone's cache and the user's (so a new clone of the same pin reuses it); CI trusts no
+cache and computes it afresh.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ import ast
 import hashlib
 import json
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
 
 from codeproof.series.config import in_ci
-from codeproof.common.signing import read_signed, secret_or_none, write_signed
+from codeproof.common.signing import default_key_file, read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import git_blob_sha1
 
 
@@ -69,21 +71,39 @@ def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda messag
     kept = (cache_dir, key)
     if kept in _INDEXES and not in_ci():
         return _INDEXES[kept]
-    cached, secret = cache_dir / "xref" / f"{key}.json", secret_or_none()
-    data = None if in_ci() else read_signed(cached, secret)
-    if data is not None:
-        try:
-            _INDEXES[kept] = _from_json(json.loads(data.decode("utf-8")), key)
+    secret = secret_or_none()
+    # The clone's cache, then the user's: every clone of the same pin shares the work. Signed, so an edited
+    # entry is computed again; links only, never evidence; and CI reads neither.
+    places = [cache_dir / "xref" / f"{key}.json", default_key_file().parent / "xref" / f"{key}.json"]
+    for cached in [] if in_ci() else places:
+        data = read_signed(cached, secret)
+        if data is not None:
+            try:
+                _INDEXES[kept] = _from_json(json.loads(data.decode("utf-8")), key)
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+                continue  # a damaged cache is computed again
+            for other in places:
+                if other != cached and not other.exists():
+                    _keep(other, secret, data)
             return _INDEXES[kept]
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-            pass  # a damaged cache is computed again
-    log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit; some seconds)")
-    index = _INDEXES[kept] = _compute(sources, key)
-    write_signed(cached, secret, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
+    log(f"cross-referencing {len(sources)} files with jedi (once per pinned commit, kept for every clone)")
+    index = _INDEXES[kept] = _compute(sources, key, log)
+    for cached in places:
+        _keep(cached, secret, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
     return index
 
 
-def _compute(sources: dict[str, bytes], key: str) -> XrefIndex:
+def _keep(path: Path, secret: bytes | None, data: bytes) -> None:
+    try:
+        write_signed(path, secret, data)
+    except OSError:  # a cache that cannot be written is no cache (the index is in hand)
+        pass
+
+
+PROGRESS_EVERY = 2.0  # seconds between the lines that say how far cross-referencing is
+
+
+def _compute(sources: dict[str, bytes], key: str, log=lambda message: None) -> XrefIndex:
     references: dict[str, list[Reference]] = {path: [] for path in sources}
     definitions = {path: top_level_definitions(data.decode("utf-8", "replace")) for path, data in sources.items()}
     with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
@@ -94,7 +114,11 @@ def _compute(sources: dict[str, bytes], key: str) -> XrefIndex:
         # Only the package on the path: an installed copy of it must not take its names.
         project = jedi.Project(root, sys_path=[str(root)], smart_sys_path=False, load_unsafe_extensions=False)
         tips: dict[tuple[str, int, int], str] = {}
-        for path in sorted(sources):
+        said = time.monotonic()
+        for done, path in enumerate(sorted(sources)):
+            if time.monotonic() - said > PROGRESS_EVERY:
+                log(f"cross-referencing: {done}/{len(sources)} files")
+                said = time.monotonic()
             script = jedi.Script(code=sources[path].decode("utf-8", "replace"), path=str(root / path), project=project)
             for name in script.get_names(all_scopes=True, definitions=True, references=True):
                 imported = name.get_line_code().lstrip().startswith(("from ", "import "))
