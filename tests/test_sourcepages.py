@@ -492,3 +492,13 @@ def test_a_new_clone_of_the_same_pin_takes_the_cross_references_from_the_users_c
     xref._INDEXES.clear()
     with pytest.raises(AssertionError, match="computed again"):
         cross_references(files, tmp_path / "clone-c" / ".cache")
+
+
+def test_cross_references_are_the_same_from_workers_and_without_them(tmp_path, monkeypatch):
+    """The files are shared among worker processes; a worker that fails leaves its files to the build itself."""
+    files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode(),
+             "pkg/builtins.py": SHADOW.encode()}
+    in_workers = xref._compute(files, "k")
+    monkeypatch.setattr(xref, "WORKER", "import sys; sys.exit(3)")
+    assert xref._compute(files, "k") == in_workers
+    assert in_workers.references["pkg/user.py"]

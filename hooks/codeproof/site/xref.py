@@ -16,7 +16,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,37 +108,100 @@ PROGRESS_EVERY = 2.0  # seconds between the lines that say how far cross-referen
 
 
 def _compute(sources: dict[str, bytes], key: str, log=lambda message: None) -> XrefIndex:
-    references: dict[str, list[Reference]] = {path: [] for path in sources}
+    """The index. jedi is pure Python, one core per process: the files are shared among worker processes (each
+    resolves its files against the whole package, written out once), which report each file as they finish it."""
     definitions = {path: top_level_definitions(data.decode("utf-8", "replace")) for path, data in sources.items()}
     with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
         root = Path(tmp).resolve()
         for path, data in sources.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(data)
-        # Only the package on the path: an installed copy of it must not take its names.
-        project = jedi.Project(root, sys_path=[str(root)], smart_sys_path=False, load_unsafe_extensions=False)
-        tips: dict[tuple[str, int, int], str] = {}
-        said = time.monotonic()
-        for done, path in enumerate(sorted(sources)):
-            if time.monotonic() - said > PROGRESS_EVERY:
-                log(f"cross-referencing: {done}/{len(sources)} files")
-                said = time.monotonic()
-            script = jedi.Script(code=sources[path].decode("utf-8", "replace"), path=str(root / path), project=project)
-            for name in script.get_names(all_scopes=True, definitions=True, references=True):
-                imported = name.get_line_code().lstrip().startswith(("from ", "import "))
-                if name.is_definition() and not imported:  # an import is followed to what it names
-                    continue
-                try:
-                    targets = name.goto(follow_imports=True)
-                except Exception:  # jedi gives up on some constructs; the name is then not linked
-                    continue
-                target = next((t for t in targets if t.module_path and _inside(t.module_path, root)), None)
-                if target is None or target.line is None or not _worth_a_link(target):
-                    continue
-                references[path].append(Reference(
-                    name.line, name.column, len(name.name), Path(target.module_path).resolve().relative_to(root).as_posix(),
-                    target.line, _tip(target, tips)))
-    return XrefIndex(references, definitions, key)
+        paths = sorted(sources, key=lambda p: -len(sources[p]))  # the longest first: workers end together
+        workers = max(1, min(os.cpu_count() or 1, MAX_WORKERS, len(paths)))
+        references = _in_workers(root, [paths[n::workers] for n in range(workers)], len(paths), log)
+        for path in paths:
+            if path not in references:  # a worker failed: its files are done here
+                references.update(_references(root, [path]))
+    return XrefIndex({path: references[path] for path in sorted(sources)}, definitions, key)
+
+
+MAX_WORKERS = 4
+# A worker: reads {"root", "paths"} as JSON, prints each file's references as a JSON line once it has them. Its
+# own process (not multiprocessing's spawn, which would import the build's main module again).
+WORKER = "from codeproof.site.xref import serve_worker; serve_worker()"
+
+
+def _in_workers(root: Path, shares: list[list[str]], total: int, log) -> dict[str, list[Reference]]:
+    found: dict[str, list[Reference]] = {}
+    lock = threading.Lock()
+
+    def read(process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            path, refs = json.loads(line)
+            with lock:
+                found[path] = [Reference(*fields) for fields in refs]
+
+    processes = [subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL) for _ in shares]
+    readers = [threading.Thread(target=read, args=(process,), daemon=True) for process in processes]
+    for process, reader, share in zip(processes, readers, shares):
+        reader.start()
+        process.stdin.write(json.dumps({"root": str(root), "paths": share}).encode())
+        process.stdin.close()
+    said = time.monotonic()
+    while any(reader.is_alive() for reader in readers):
+        for reader in readers:
+            reader.join(0.1)
+        if time.monotonic() - said >= PROGRESS_EVERY:
+            with lock:
+                log(f"cross-referencing: {len(found)}/{total} files")
+            said = time.monotonic()
+    for process in processes:
+        process.wait()
+    return found
+
+
+def serve_worker() -> None:
+    """The worker's side of _in_workers."""
+    asked = json.loads(sys.stdin.read())
+    root = Path(asked["root"])
+    project = _project(root)
+    tips: dict[tuple[str, int, int], str] = {}
+    for path in asked["paths"]:
+        refs = _references(root, [path], project, tips)[path]
+        print(json.dumps([path, [list(r.__dict__.values()) for r in refs]], ensure_ascii=False), flush=True)
+
+
+def _project(root: Path) -> jedi.Project:
+    # Only the package on the path: an installed copy of it must not take its names.
+    return jedi.Project(root, sys_path=[str(root)], smart_sys_path=False, load_unsafe_extensions=False)
+
+
+def _references(root: Path, paths: list[str], project: jedi.Project | None = None,
+                tips: dict | None = None) -> dict[str, list[Reference]]:
+    """Every linked name of each file of `paths` (under `root`, among the package's files)."""
+    project = project or _project(root)
+    tips = {} if tips is None else tips
+    found: dict[str, list[Reference]] = {}
+    for path in paths:
+        found[path] = []
+        code = (root / path).read_bytes().decode("utf-8", "replace")
+        script = jedi.Script(code=code, path=str(root / path), project=project)
+        for name in script.get_names(all_scopes=True, definitions=True, references=True):
+            imported = name.get_line_code().lstrip().startswith(("from ", "import "))
+            if name.is_definition() and not imported:  # an import is followed to what it names
+                continue
+            try:
+                targets = name.goto(follow_imports=True)
+            except Exception:  # jedi gives up on some constructs; the name is then not linked
+                continue
+            target = next((t for t in targets if t.module_path and _inside(t.module_path, root)), None)
+            if target is None or target.line is None or not _worth_a_link(target):
+                continue
+            found[path].append(Reference(
+                name.line, name.column, len(name.name), Path(target.module_path).resolve().relative_to(root).as_posix(),
+                target.line, _tip(target, tips)))
+    return found
 
 
 def top_level_definitions(text: str) -> list[Definition]:
