@@ -1,8 +1,8 @@
 """Benchmark: a huge upstream file. How long a strict build and `drift` take when the quoted package holds one.
 
-Makes a git upstream (a file:// remote) whose pkg/mod.py is a small module followed by --lines generated
-lines (a function every three lines), and a second commit that changes one line of the quoted symbol; and a
-series site quoting a 3-line method of that file. Then times, each in a child process of its own, with its
+Makes the tests' fixture upstream (a file:// git remote, tests/upstream.py) whose pkg/mod.py is followed by
+--lines generated lines (a function every four lines), and a second commit that changes one line of a quoted
+symbol; and the fixture post's site quoting it. Then times, each in a child process of its own, with its
 peak resident memory (ru_maxrss):
 
   (a) the first strict build (`mkdocs build --strict`): fetch, verify, cross-reference, source pages;
@@ -28,58 +28,20 @@ import yaml
 
 from common import ROOT, table
 
-HEAD = '''\
-import math
-
-
-class Node:
-    def __init__(self, value):
-        self.value = value
-        self.parents = []
-'''
-POST = '''\
----
-title: "Fixture post"
-series: 1
-date: 2026-01-01
----
-
-Some prose.
-
-[REAL SOURCE]
-File: pkg/mod.py
-Symbol: Node.__init__
-
-```python
-    def __init__(self, value):
-        self.value = value
-        self.parents = []
-```
-'''
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
-
+sys.path.insert(0, str(ROOT / "tests"))  # the fixture upstream the tests use
+from upstream import MODULE_V1, POST, module_history  # noqa: E402
 
 def module(lines: int) -> str:
-    body = [f"\n\ndef f_{i}(x):\n    return math.sin(x) + {i}" for i in range(lines // 3)]
-    return HEAD + "".join(body) + "\n"
+    """The fixture upstream's module (tests/upstream.py, which the post quotes), then `lines` generated lines."""
+    return MODULE_V1 + "".join(f"\n\ndef f_{i}(x):\n    return math.sin(x) + {i}\n" for i in range(lines // 4))
 
 
 def make(tmp: Path, lines: int) -> tuple[Path, str]:
-    """The upstream's two commits and the site quoting the first; the site's folder and the second commit."""
-    repo = tmp / "remote" / "fixture" / "upstream"
-    (repo / "pkg").mkdir(parents=True)
-    git(repo, "init", "-q")
-    git(repo, "config", "user.email", "bench@example.invalid")
-    git(repo, "config", "user.name", "bench")
-    commits = []
-    for text in (module(lines), module(lines).replace("self.parents = []", "self.parents = ()")):
-        (repo / "pkg" / "mod.py").write_text(text)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "change")
-        commits.append(git(repo, "rev-parse", "HEAD"))
+    """The upstream's two commits (the second changes a quoted line) and the fixture post's site quoting the
+    first; the site's folder and the second commit."""
+    text = module(lines)
+    commits = module_history(tmp / "remote" / "fixture" / "upstream",
+                             (text, text.replace("self.parents = []", "self.parents = ()")))
     site = tmp / "site"
     (site / "docs" / "posts").mkdir(parents=True)
     (site / "docs" / "posts" / "p.md").write_text(POST)
@@ -119,6 +81,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="bench-huge-") as tmp:
             site, other = make(Path(tmp), lines)
             build = timed(site, [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"])
+            if build[2] != 0:
+                sys.exit(f"the strict build of the {lines:,}-line fixture failed")
             drift = timed(site, [sys.executable, "-m", "codeproof", "drift", "--to", other])
             rows += [(f"{lines:,} lines: strict build", f"{build[0]:.1f} s, peak {build[1]:.0f} MB"),
                      (f"{lines:,} lines: drift", f"{drift[0]:.1f} s, peak {drift[1]:.0f} MB (exit {drift[2]})")]

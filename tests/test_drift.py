@@ -6,14 +6,13 @@ import json
 import subprocess
 
 import pytest
-
-from codeproof.common import filesystem
 import yaml
 
 from codeproof.__main__ import main
 from codeproof.drift import Release, release_differs
 from codeproof.common.yamledit import with_values
 from conftest import git
+from test_transaction import read_only
 from upstream import module_history
 
 V1 = '''\
@@ -193,14 +192,7 @@ def test_rebase_that_cannot_write_one_file_changes_none_and_says_so(released, ca
     """A read-only lock (root ignores file modes, so the write is refused here): before, the post, mkdocs.yml and
     requirements.txt were rewritten and the lock was not."""
     site, _, _ = released
-    write_aside = filesystem._write_aside
-
-    def refusing(path, data, made):
-        if path.name == "sources.lock.json":
-            raise OSError(30, "Read-only file system", str(path))
-        write_aside(path, data, made)
-
-    monkeypatch.setattr(filesystem, "_write_aside", refusing)
+    read_only(monkeypatch, "sources.lock.json")
     assert main(["rebase", "--to", "newer", "--release", "2.0", "--config", str(site / "mkdocs.yml")]) == 2
     assert capsys.readouterr().err == (
         f"error: cannot write {site / 'sources.lock.json'}: Read-only file system; nothing was changed\n"

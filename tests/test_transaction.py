@@ -155,17 +155,22 @@ def test_a_command_finishes_an_interrupted_change_first_and_says_so(tmp_path, ca
     assert leftovers(root) == []
 
 
-def test_rebase_that_cannot_write_a_file_changes_nothing_and_says_so(tmp_path, monkeypatch):
-    """The lock read-only (adversarial B31): before, the posts, mkdocs.yml and requirements.txt were rewritten."""
-    root = tree(tmp_path, OLD)
+def read_only(monkeypatch, name: str) -> None:
+    """Writing beside the file `name` fails as on a read-only file system (root ignores file modes)."""
     write_aside = filesystem._write_aside
 
     def refusing(path, data, made):
-        if path.name == "sources.lock.json":
+        if path.name == name:
             raise OSError(30, "Read-only file system", str(path))
         write_aside(path, data, made)
 
     monkeypatch.setattr(filesystem, "_write_aside", refusing)
+
+
+def test_a_change_that_cannot_write_a_file_changes_nothing(tmp_path, monkeypatch):
+    """The lock read-only (adversarial B31): before, the posts, mkdocs.yml and requirements.txt were rewritten."""
+    root = tree(tmp_path, OLD)
+    read_only(monkeypatch, "sources.lock.json")
     with pytest.raises(OSError):
         write_together(root, {root / name: data for name, data in NEW.items()})
     assert contents(root) == OLD and leftovers(root) == [] and not os.path.exists(root / JOURNAL)
