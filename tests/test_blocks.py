@@ -66,6 +66,8 @@ NOT_YES_OR_NO = ("is neither yes nor no\n  hint: write `Dedent: no` to show the 
          "REAL SOURCE: unknown key 'file': did you mean File? (keys are case-sensitive)\n  hint: write `File: a.py`"),
         ("[REAL SOURCE]\nFille: a.py\nSymbol: f",
          "REAL SOURCE: unknown key 'Fille': did you mean File? (keys are case-sensitive)\n  hint: write `File: a.py`"),
+        ("[REAL SOURCE]\nFiel: a.py\nSymbol: f",  # letters swapped: said alone, not also "File is missing"
+         "REAL SOURCE: unknown key 'Fiel': did you mean File? (keys are case-sensitive)\n  hint: write `File: a.py`"),
         ("[EXPERIMENT]\nFile: experiments/a.py\npurpose: p",
          "EXPERIMENT: unknown key 'purpose': did you mean Purpose? (keys are case-sensitive)\n  hint: write `Purpose: p`"),
         ("[REAL SOURCE]\nFile: a.py\nSymbol: f\nColour: red",

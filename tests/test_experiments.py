@@ -117,7 +117,17 @@ def build(make_runner):
 
 
 @pytest.fixture
-def engine(root: Path, make_runner) -> Engine:
+def engine(engine_with_timeout) -> Engine:
+    return engine_with_timeout(20)
+
+
+@pytest.fixture
+def engine_with_timeout(root: Path, make_runner):
+    """Engines over `root` whose experiments time out after the seconds given."""
+    return lambda timeout: _engine(root, make_runner, timeout)
+
+
+def _engine(root: Path, make_runner, timeout: float) -> Engine:
     series = series_from_extra(
         {
             "name": "Test series",
@@ -128,7 +138,7 @@ def engine(root: Path, make_runner) -> Engine:
                 "sdist": "autograd==1.9.1",
                 "sdist_sha256": SDIST_SHA256,
             },
-            "experiments": {"timeout": 20},
+            "experiments": {"timeout": timeout},
         },
         root / "mkdocs.yml",
     )
@@ -181,7 +191,7 @@ def test_a_script_exiting_with_status_1_is_reported_with_its_stderr(root, engine
     checked = engine.check(output_block(text))
     assert checked.problem == Problem(  # the message ends with the script's standard error
         POST, line_of(text, "[OUTPUT]"), f"OUTPUT {SCRIPT}: exited with status 1\nfirst stderr line\nboom: the reason it failed",
-        hint="run the script by hand and fix it",
+        hint=f"run it by hand from the repository's root, `.venv/bin/python -B {SCRIPT}`, and fix it",
     )
     assert not checked.run.ok
 
@@ -201,7 +211,8 @@ def test_output_that_is_not_utf8_is_an_error_naming_the_script(root, engine):
     checked = engine.check(output_block(text))
     assert str(checked.problem) == (
         f"{POST}:{line_of(text, '[OUTPUT]')}: OUTPUT {SCRIPT}: printed output that is not UTF-8 (byte 0xe9 on line 2);"
-        " only UTF-8 text is published\n  hint: run the script by hand and fix it"
+        f" only UTF-8 text is published\n  hint: run it by hand from the repository's root, `.venv/bin/python -B {SCRIPT}`,"
+        " and fix it"
     )
     assert not checked.run.ok
 
@@ -615,3 +626,14 @@ def test_a_timed_out_script_shows_its_last_output(root, build):
     _, result = build(timeout=2)
     assert run_failure(result, 2) == "timed out after 2 s; the run was killed; its last output:\n" + "\n".join(
         f"step {n}" for n in range(8, 20))
+
+
+def test_a_timed_out_scripts_unflushed_output_is_shown_and_the_setting_named(root, engine_with_timeout):
+    """A plain print (no flush) was lost in Python's buffer when the run was killed."""
+    write(root, SCRIPT, "import time\nprint('before the loop')\nwhile True:\n    time.sleep(0.1)\n")
+    engine = engine_with_timeout(2)
+    checked = engine.check(output_block(output_post("x")))
+    assert str(checked.problem).endswith(
+        "timed out after 2 s; the run was killed; its last output:\nbefore the loop\n"
+        f"  hint: run it by hand from the repository's root, `.venv/bin/python -B {SCRIPT}`, and fix it; or, if it "
+        "needs longer, raise extra.series.experiments.timeout in mkdocs.yml (now 2 s)")

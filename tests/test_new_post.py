@@ -10,6 +10,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.__main__ import main as codeproof
+from codeproof.series.model import SCAFFOLD_OPENING
 from codeproof.common.yamledit import without_item
 from fixture_site import make_site
 
@@ -38,6 +39,13 @@ def new(site, *args: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def write_opening(post) -> None:
+    """What the author writes first: the post's opening paragraph, in place of the scaffold's placeholder."""
+    lines = post.read_text(encoding="utf-8").split("\n")
+    post.write_text("\n".join("本文的第一段。" if line.startswith(SCAFFOLD_OPENING) else line for line in lines),
+                    encoding="utf-8")
+
+
 def test_a_new_post_is_scaffolded_its_announcement_removed_and_the_site_builds_with_it(site):
     before = (site.root / "mkdocs.yml").read_text(encoding="utf-8")
     code, out, _ = new(site, "2", "Broadcasting 的反向传播")
@@ -50,6 +58,7 @@ def test_a_new_post_is_scaffolded_its_announcement_removed_and_the_site_builds_w
     assert text.startswith('---\ntitle: "Fixture series（二）：Broadcasting 的反向传播"\nseries: 2\ndate: ')
     assert "\n## 本文目标\n" in text and "\n## 参考资料\n" in text
     assert '\ncategories: ["Fixture series"]\n' in text  # the latest post has none: the series' name
+    write_opening(site.root / "docs" / "posts" / "broadcasting.md")
     built, log = site.build()
     assert built is not None, log
     nav = LexborHTMLParser((built / "posts" / "broadcasting" / "index.html").read_text(encoding="utf-8"))
@@ -61,6 +70,8 @@ def test_the_last_announcement_removed_leaves_an_empty_list(site):
     new(site, "3", "三", "--slug", "three")
     assert "    announced: []\n    # what comes next (this comment stays)\n    baseline:" in (
         site.root / "mkdocs.yml").read_text(encoding="utf-8")
+    for slug in ("two", "three"):
+        write_opening(site.root / "docs" / "posts" / f"{slug}.md")
     built, log = site.build()
     assert built is not None, log
 
@@ -85,6 +96,8 @@ def test_new_refuses_a_number_that_is_published(site):
     (["0", "零"], "mkdocs.yml:1: new: 0 is not a series number from 1 to 9999"),
     (["3", "二的预告"], "mkdocs.yml:1: new: 第二篇 is announced with the title '二的预告'\n"
                       "  hint: publish it as `new 2`, or give this post its own title"),
+    (["3", "Fixture post"], "docs/posts/p.md:1: new: 第一篇 is published with the title 'Fixture post'\n"
+                            "  hint: give this post its own title"),  # not "publish it as new 1": it is
 ])
 def test_new_refuses_what_would_not_build_and_writes_nothing(site, args, expected):
     before = sorted((site.root / "docs").rglob("*"))
@@ -161,3 +174,15 @@ def test_new_with_a_lone_cr_and_one_crlf_line_in_mkdocs_yml_removes_exactly_the_
     assert new(site, "3", "三", "--slug", "three")[0] == 0
     expected = text.replace("    - number: 3\n", "")
     assert config.read_bytes().decode("utf-8") == expected
+
+
+def test_a_scaffolded_post_not_yet_written_fails_at_its_placeholder(site):
+    """Its placeholder paragraph would be published as the post's description."""
+    new(site, "2", "二", "--slug", "two")
+    text = (site.root / "docs" / "posts" / "two.md").read_text(encoding="utf-8")
+    assert SCAFFOLD_OPENING in text  # the rule and the template agree
+    line = text.split("\n").index(next(l for l in text.split("\n") if l.startswith(SCAFFOLD_OPENING))) + 1
+    code, err = site.check()
+    assert code == 1 and (f"docs/posts/two.md:{line}: the post still opens with the scaffold's placeholder, which "
+                          "would be its description in <meta>, feeds and the overview\n"
+                          "  hint: write the post's first paragraph in its place") in err

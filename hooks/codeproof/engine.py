@@ -151,7 +151,10 @@ class Engine:
         run = self.runner.result(script)
         failure = run_failure(run, self.series.experiment_timeout)
         if failure:
-            hint = SANDBOX_HINT if run.not_run else "run the script by hand and fix it"
+            hint = SANDBOX_HINT if run.not_run else (
+                f"run it by hand from the repository's root, `.venv/bin/python -B {script}`, and fix it"
+                + (f"; or, if it needs longer, raise extra.series.experiments.timeout in mkdocs.yml (now "
+                   f"{self.series.experiment_timeout:g} s)" if run.timed_out else ""))
             return self._problem(block, f"OUTPUT {script}: {failure}", hint, run)
         if block.quote is None:
             actual = "\n".join(normalize(run.stdout))

@@ -79,6 +79,7 @@ FIXED_ENV = {
     "PYTHONHASHSEED": "0",
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONIOENCODING": "utf-8",
+    "PYTHONUNBUFFERED": "1",  # a run that is killed (time-out, limit) has shown all it printed
     "TZ": "UTC",
     "LC_ALL": "C.UTF-8",
     "LANG": "C.UTF-8",

@@ -301,7 +301,7 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
 def _meant_key(key: str, known: tuple[str, ...]) -> str | None:
     """The key a misspelt one stands for: the same but for case (`file`), or one slip away (`Fille`)."""
     by_lower = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(key.lower(), by_lower, n=1, cutoff=0.8)
+    close = difflib.get_close_matches(key.lower(), by_lower, n=1, cutoff=0.7)  # `Fiel` and `Flie` mean File
     return by_lower[close[0]] if close else None
 
 

@@ -103,6 +103,7 @@ def _around(entries: tuple[Entry, ...], entry: Entry) -> tuple[Entry | None, Ent
 
 
 POSTS = "posts/"  # every page in docs/posts/ is a series post
+SCAFFOLD_OPENING = "（开篇一段："  # how the placeholder paragraph of `new` (templates/new_post.md) begins
 TITLE_NUMBER = re.compile("（([零一二三四五六七八九十百千]+)）：")  # "Autograd 源码学习（十三）：…"
 
 
@@ -151,6 +152,11 @@ def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str)
                                 hint="make the title and `series:` agree"))
     body = "\n".join(parsed.lines)
     excerpt = first_paragraph(body)
+    if excerpt.startswith(SCAFFOLD_OPENING):  # a post scaffolded and not written: it would publish the placeholder
+        at = next((n for n, line in enumerate(parsed.lines) if line.startswith(SCAFFOLD_OPENING)), 0)
+        problems.append(Problem(parsed.post, parsed.first_line + at, "the post still opens with the scaffold's "
+                                "placeholder, which would be its description in <meta>, feeds and the overview",
+                                hint="write the post's first paragraph in its place"))
     face = card_face(excerpt)
     if face:  # the description of the post's <meta>, feeds and overview entry, which no guard reads
         at = next((n for n, (line, after) in enumerate(zip(parsed.lines, parsed.lines[1:] + [""]))

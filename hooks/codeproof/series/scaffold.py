@@ -38,9 +38,10 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
                             hint="choose a number no post has; the overview lists them")]
     other = next((entry for entry in model.entries if entry.title == title and entry.number != number), None)
     if other:  # the same title under two numbers: the overview and the series bars would show both
-        return [], [Problem(name, 1, f"new: {other.name} is {'published' if other.published else 'announced'} with "
-                                     f"the title {title!r}", hint=f"publish it as `new {other.number}`, or give "
-                                                                  "this post its own title")]
+        hint = "give this post its own title" if other.published else \
+            f"publish it as `new {other.number}`, or give this post its own title"
+        return [], [Problem(other.post or name, 1, f"new: {other.name} is {'published' if other.published else 'announced'}"
+                                                   f" with the title {title!r}", hint=hint)]
     slug = slug or _slug_of(title) or f"post-{number:02d}"
     if not SLUG_RE.match(slug) or len(slug) > MAX_SLUG:
         return [], [Problem(name, 1, f"new: the slug {slug!r} is not lowercase words joined by -",
