@@ -252,3 +252,14 @@ def test_a_symbol_the_file_only_imports_points_to_the_file_that_defines_it(sourc
     assert checked.problem.hint == (
         f"pkg/core.py only imports trace (line 1: `{source.strip()}`); it is defined in {module}.py (or "
         f"{module}/__init__.py): write `File: {module}.py`")
+
+
+def test_a_quote_that_overruns_its_symbol_by_a_line_says_which_and_update_trims_it():
+    """The new author's quote took the line after the method: "outside the symbol" did not say to drop it."""
+    checked = check("Node.__init__", "        self.value = value\n        self.parents = []\n")
+    assert str(checked.problem) == (
+        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at aaaaaaa: quote is lines 10-12, of which "
+        "line 12 is outside the symbol (lines 9-11)\n"
+        "  hint: drop line 12 from the quote (`./dev.sh update` keeps lines 10-11), or name the symbol they belong to as "
+        "well (`Symbol: a and b`)")
+    assert checked.repair == "        self.value = value\n        self.parents = []"

@@ -11,6 +11,7 @@ import difflib
 import hashlib
 import io
 import json
+import logging
 import os
 import re
 import subprocess
@@ -24,6 +25,8 @@ from codeproof.series.config import SHA_RE, Baseline, in_ci, normal_path, valid_
 from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.structure import FileRef
+
+log = logging.getLogger("mkdocs.codeproof.sources")  # shown by MkDocs; info only, so --strict is unaffected
 
 
 class SourceError(CodeproofError):
@@ -221,6 +224,7 @@ class GitProvider:
         if self._git(repo_dir, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0:
             return repo_dir
         url = self.remote_template.format(repo=repo)
+        log.info(f"fetching {repo}@{commit[:7]} with git (once: then it is in the cache)")
         fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1", url, commit)
         if fetched.returncode != 0:
             said = fetched.stderr.decode(errors="replace").strip().splitlines() or ["git fetch failed"]
@@ -300,6 +304,7 @@ class SdistProvider:
     def _download(self) -> None:
         if self._failure:
             raise ProviderUnavailable(self._failure)
+        log.info(f"downloading {self.baseline.sdist} from PyPI (its SHA-256 pinned; once: then it is in the cache)")
         try:
             download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout)
         except ProviderUnavailable as error:

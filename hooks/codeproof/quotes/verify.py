@@ -140,8 +140,22 @@ def _locate(
         return Checked(block, excerpt=Excerpt(first, first + len(quote) - 1, block.quote))
     if runs:
         first = runs[0]
-        message = (f"{label}: quote is lines {first}-{first + len(quote) - 1}, "
-                   f"outside the symbol ({scope})")
+        last = first + len(quote) - 1
+        message = f"{label}: quote is lines {first}-{last}, outside the symbol ({scope})"
+        inner = _inside_part(first, last, inside)
+        # A quote that overruns its symbol by a line or two at one end (the blank line after a def, the next
+        # statement): say which lines, and let update trim them. A quote mostly outside is other code.
+        if inner and inner != (first, last) and (last - first) - (inner[1] - inner[0]) <= OVERRUN:
+            extra = [f"{a}-{b}" if a != b else str(a) for a, b in ((first, inner[0] - 1), (inner[1] + 1, last)) if a <= b]
+            several = len(extra) > 1 or "-" in extra[0]
+            lines = f"line{'s' if several else ''} {' and '.join(extra)}"
+            message = (f"{label}: quote is lines {first}-{last}, of which {lines} {'are' if several else 'is'} outside "
+                       f"the symbol ({scope})")
+            hint = (f"drop {lines} from the quote (`./dev.sh update` keeps lines {inner[0]}-{inner[1]}), or name the "
+                    "symbol they belong to as well (`Symbol: a and b`)")
+            kept = "\n".join(quote[inner[0] - first: inner[1] - first + 1])
+            return Checked(block, problem=Problem(block.post, block.line, message, hint=hint), repair=kept,
+                           similarity=1.0)
         hint = "name the symbol these lines belong to, or quote lines inside the named symbol"
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint))
     first, closest, similarity = _closest_run(file, quote, region)
@@ -166,6 +180,19 @@ def _locate(
         hint = f"run `./dev.sh update` to take lines {first}-{last} from the pinned file, or fix the quote by hand"
     problem = Problem(block.post, block.line, message, detail=detail, hint=hint)
     return Checked(block, problem=problem, repair="\n".join(closest), similarity=similarity)
+
+
+OVERRUN = 2  # lines beyond its symbol that a quote may be trimmed of
+
+
+def _inside_part(first: int, last: int, inside: Callable[[int, int], bool]) -> tuple[int, int] | None:
+    """The longest run of first..last that `inside` accepts and that reaches one end of it: a quote that only
+    overruns its symbol at the start or the end."""
+    for length in range(last - first, 0, -1):
+        for start in (first, last - length + 1):
+            if inside(start, start + length - 1):
+                return start, start + length - 1
+    return None
 
 
 def _dedented(quote: list[str], lines: tuple[str, ...]) -> bool:
