@@ -56,7 +56,9 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   if have_uv; then
     python3 -m venv --without-pip "$venv"
     # Compiled as pip does: else the first build compiles every module and MkDocs logs their DeprecationWarnings.
-    "$uv_home/bin/uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode --require-hashes -r requirements.lock
+    # uv's own lines say each phase as it ends (resolved, built, prepared, installed, compiled); not the list.
+    "$uv_home/bin/uv" pip install --python "$venv/bin/python" --compile-bytecode --require-hashes -r requirements.lock \
+      2>&1 | sed -u -e '/^ [+-] /d' -e 's/^/  uv: /' >&2
     "$uv_home/bin/uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation --editable .
   else
     python3 -m venv "$venv"

@@ -6,6 +6,8 @@ reach here: a test drives a build without MkDocs."""
 
 from __future__ import annotations
 
+import time
+
 from html import escape
 from pathlib import Path
 from typing import Callable
@@ -21,6 +23,7 @@ from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
 from codeproof.site import generated, guard, overview, sourcepages
+from codeproof.site.xref import PROGRESS_EVERY
 
 SCRIPT_TEMPLATE = "series-script.html"  # hooks/templates/: the theme templates of the pages the build adds
 SOURCE_TEMPLATE = "series-source.html"
@@ -38,6 +41,8 @@ class SiteBuild:
         self.quoted = []  # QuotedRange of every verified REAL SOURCE card at the baseline, with its post's section
         self.category_index: str | None = None  # the overview's URL, when it lists the categories
         self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
+        self.log: Callable[[str], None] = lambda message: None  # the build's log (add_files gives it)
+        self._rendering = (0, time.monotonic())  # source pages rendered, and when the log last said so
 
     def read_posts(self, pages: list[tuple[Path, str, str]]) -> tuple[list[str], list[Problem]]:
         """Read each Markdown page (its file, src_uri and URL) once and model the series from them: the notes
@@ -55,6 +60,7 @@ class SiteBuild:
         """Start the experiments (they run while pages render), and plan the pages and files the build adds
         (self.site). `authors(src_uri)` is the author's file at a path, if any; returns the src_uris of those
         a generated file replaces (each a problem)."""
+        self.log = log
         self.engine.start_experiments(self.parsed.values())
         published, problems = self.engine.runner.published()  # experiments/, read once per build
         self.problems += problems
@@ -134,8 +140,10 @@ class SiteBuild:
             path = site.source_pages.get(src_uri)
             if path is None:
                 return {"source": None, "source_map": sourcepages.map_values(site.sources, self.quoted, baseline, line)}
-            return {"source": sourcepages.page_values(path, site.sources, self.quoted, baseline, line, href,
-                                                      self.engine.series.cache_dir), "source_map": None}
+            values = sourcepages.page_values(path, site.sources, self.quoted, baseline, line, href,
+                                             self.engine.series.cache_dir)
+            self._rendered()
+            return {"source": values, "source_map": None}
         if src_uri in site.script_pages:
             script = site.script_pages[src_uri]
             return {"script": {**script, "download": href(script["path"]), "output": self.outputs.get(script["path"]),
@@ -144,6 +152,15 @@ class SiteBuild:
         if entry is None:  # not a series post (or one whose front matter is a problem already reported)
             return {}
         return {"series": generated.post_header(self.series, entry, baseline, self.category_index, href)}
+
+    def _rendered(self) -> None:
+        """Say how far the source pages are, every PROGRESS_EVERY seconds: a first build highlights and links
+        them all (some seconds); later ones take them from the cache, and say nothing."""
+        done, said = self._rendering[0] + 1, self._rendering[1] if self._rendering[0] else time.monotonic()
+        if time.monotonic() - said >= PROGRESS_EVERY:
+            self.log(f"source pages: {done}/{len(self.site.source_pages)} highlighted and linked (then kept in the cache)")
+            said = time.monotonic()
+        self._rendering = (done, said)
 
     def check_nav_titles(self, titles: list[str], config_file: Path) -> None:
         """The theme prints navigation titles as HTML on every page (the posts' are their front matter's)."""

@@ -224,7 +224,7 @@ class GitProvider:
         if self._git(repo_dir, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0:
             return repo_dir
         url = self.remote_template.format(repo=repo)
-        log.info(f"fetching {repo}@{commit[:7]} with git (once: then it is in the cache)")
+        log.info(f"asking git for {repo}@{commit[:7]} (once: what it gives is kept in the cache)")
         fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1", url, commit)
         if fetched.returncode != 0:
             said = fetched.stderr.decode(errors="replace").strip().splitlines() or ["git fetch failed"]
