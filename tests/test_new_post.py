@@ -94,7 +94,7 @@ def test_new_refuses_a_number_that_is_published(site):
                      "navigation, tags and feed would publish as markup\n  hint: write it without <, > and & (use 与 or "
                      "“and” for &)"),
     (["0", "零"], "mkdocs.yml:1: new: 0 is not a series number from 1 to 9999"),
-    (["3", "二的预告"], "mkdocs.yml:1: new: 第二篇 is announced with the title '二的预告'\n"
+    (["3", "二的预告"], "mkdocs.yml:6: new: 第二篇 is announced with the title '二的预告'\n"
                       "  hint: publish it as `new 2`, or give this post its own title"),
     (["3", "Fixture post"], "docs/posts/p.md:1: new: 第一篇 is published with the title 'Fixture post'\n"
                             "  hint: give this post its own title"),  # not "publish it as new 1": it is

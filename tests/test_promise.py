@@ -241,7 +241,7 @@ def test_two_posts_with_one_series_number_fail_naming_both(site):
 2 problems:
 
 docs/posts/p.md:3: front matter: series 1 is also the number of docs/posts/twin.md
-  hint: give each post its own number in the series
+  hint: give each post its own number in the series (no post has 2, 3, 4, ...)
 
 docs/posts/twin.md:3: front matter: series 1 is also the number of docs/posts/p.md
-  hint: give each post its own number in the series"""
+  hint: give each post its own number in the series (no post has 2, 3, 4, ...)"""

@@ -107,9 +107,9 @@ def test_two_posts_with_one_number_are_each_a_problem_naming_the_other():
     b = page("series: 6\ntitle: B\ndate: 2026-01-01\n", "posts/b.md")
     assert problems_of(a, b) == [
         "docs/posts/a.md:4: front matter: series 6 is also the number of docs/posts/b.md\n"
-        "  hint: give each post its own number in the series",
+        "  hint: give each post its own number in the series (no post has 1, 2, 3, ...)",
         "docs/posts/b.md:2: front matter: series 6 is also the number of docs/posts/a.md\n"
-        "  hint: give each post its own number in the series",
+        "  hint: give each post its own number in the series (no post has 1, 2, 3, ...)",
     ]
 
 
@@ -121,9 +121,9 @@ def test_a_number_taken_by_another_post_is_said_with_the_posts_other_mistakes():
         "docs/posts/thirteen.md:2: front matter: the title says （十三） but the series number is 6 （六）\n"
         "  hint: make the title and `series:` agree",
         "docs/posts/six.md:3: front matter: series 6 is also the number of docs/posts/thirteen.md\n"
-        "  hint: give each post its own number in the series",
+        "  hint: give each post its own number in the series (no post has 1, 2, 3, ...)",
         "docs/posts/thirteen.md:3: front matter: series 6 is also the number of docs/posts/six.md\n"
-        "  hint: give each post its own number in the series",
+        "  hint: give each post its own number in the series (no post has 1, 2, 3, ...)",
     ]
 
 

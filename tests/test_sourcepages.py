@@ -279,7 +279,8 @@ def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has
     assert cross_references(files, tmp_path, said.append) is first  # a rebuild of the process takes them as kept
     monkeypatch.setenv("CI", "true")
     assert cross_references(files, tmp_path, said.append) == first
-    assert said == ["cross-referencing 3 files with jedi (once per pinned commit, kept for every clone)"] * 2
+    computed = [line for line in said if not line.startswith("cross-referencing: ")]  # (progress, on a slow machine)
+    assert computed == ["cross-referencing 3 files with jedi (once per pinned commit, kept for every clone)"] * 2
 
 
 # review2 (adversarial review): a file with a lone CR, a memo read under CI, damaged caches, a memo's bound.

@@ -17,7 +17,7 @@ from codeproof.series.config import Series
 from codeproof.experiments.runner import SANDBOX_HINT, ExperimentRunner
 from codeproof.quotes.sources import SourceError, SourceStore, default_store
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
-from codeproof.quotes.verify import verify_script_quote, verify_source_quote
+from codeproof.quotes.verify import DIFFERS, verify_script_quote, verify_source_quote
 
 
 @dataclass
@@ -125,7 +125,7 @@ class Engine:
         except SourceError as error:
             return self._problem(block, f"REAL SOURCE: {error}", error.hint)
         checked = verify_source_quote(block, ref, text)
-        if checked.repair is not None and block.quote is not None:  # a quote unlike the pin: copied from elsewhere?
+        if checked.problem and DIFFERS in checked.problem.message:  # a quote unlike the pin: copied from elsewhere?
             checked = replace(checked, problem=replace(checked.problem, hint=self._copied_from(block, ref, checked)))
         return checked
 

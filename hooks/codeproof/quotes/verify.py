@@ -168,7 +168,7 @@ def _locate(
             repair="\n".join(closest), similarity=similarity)
     k = next((k for k, (a, b) in enumerate(zip(quote, closest)) if a != b), min(len(quote), len(closest)))
     where = f"{block.post}:{block.quote_line(k)}"
-    message = f"{label}: quote differs from source (first difference at {where}, line {first + k} of the file)"
+    message = f"{label}: {DIFFERS} (first difference at {where}, line {first + k} of the file)"
     diff = list(difflib.unified_diff(quote, closest, f"{block.post} (quote)", f"{name} lines {first}-{last}",
                                      n=2, lineterm=""))
     headers, hunks = diff[:2], diff[2:]
@@ -183,6 +183,7 @@ def _locate(
 
 
 OVERRUN = 2  # lines beyond its symbol that a quote may be trimmed of
+DIFFERS = "quote differs from source"  # a quote that is no run of the file's lines: a slip, or another version
 
 
 def _inside_part(first: int, last: int, inside: Callable[[int, int], bool]) -> tuple[int, int] | None:

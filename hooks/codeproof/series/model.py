@@ -192,10 +192,11 @@ def duplicate_numbers(numbered: dict[str, tuple[int, int]]) -> list[Problem]:
     by_number: dict[int, list[str]] = {}
     for post, (number, _) in numbered.items():
         by_number.setdefault(number, []).append(post)
+    free = [n for n in range(1, MAX_NUMBER + 1) if n not in by_number][:3]
     return [
         Problem(post, numbered[post][1], f"front matter: series {number} is also the number of "
                                          f"{', '.join(other for other in same if other != post)}",
-                hint="give each post its own number in the series")
+                hint=f"give each post its own number in the series (no post has {', '.join(map(str, free))}, ...)")
         for number, same in by_number.items() if len(same) > 1 for post in same
     ]
 

@@ -40,8 +40,10 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
     if other:  # the same title under two numbers: the overview and the series bars would show both
         hint = "give this post its own title" if other.published else \
             f"publish it as `new {other.number}`, or give this post its own title"
-        return [], [Problem(other.post or name, 1, f"new: {other.name} is {'published' if other.published else 'announced'}"
-                                                   f" with the title {title!r}", hint=hint)]
+        line = 1 if other.published else next((n for n, text in enumerate(
+            config_file.read_text(encoding="utf-8").split("\n"), 1) if title in text), 1)  # the announcement's title
+        return [], [Problem(other.post or name, line, f"new: {other.name} is {'published' if other.published else 'announced'}"
+                                                      f" with the title {title!r}", hint=hint)]
     slug = slug or _slug_of(title) or f"post-{number:02d}"
     if not SLUG_RE.match(slug) or len(slug) > MAX_SLUG:
         return [], [Problem(name, 1, f"new: the slug {slug!r} is not lowercase words joined by -",
