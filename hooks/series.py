@@ -76,7 +76,7 @@ def on_files(files, config):
         file = files.get_file_from_path(src_uri)
         return file and Path(file.abs_src_path)
 
-    for src_uri in build.add_files(Path(config.config_file_path).name, authors, log.info):
+    for src_uri in build.add_files(Path(config.config_file_path).name, authors, log.info, config.site_url):
         files.remove(files.get_file_from_path(src_uri))
     for file in build.site.files:
         inclusion = InclusionLevel.UNDEFINED if file.in_nav else InclusionLevel.NOT_IN_NAV

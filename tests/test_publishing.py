@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 from xml.etree import ElementTree
 
 import pytest
@@ -220,3 +221,37 @@ def test_a_post_without_a_prose_paragraph_reaches_the_feeds_as_its_title_never_a
         item = next(i for i in channel.findall("item") if i.findtext("link").endswith("posts/no-prose/"))
         assert item.findtext("description") == "只有示例的一篇"
         assert "evil.invalid" not in (out / feed).read_text(encoding="utf-8")
+
+
+def test_each_generated_page_has_a_description_of_its_own(built):
+    """The source pages, the map and the script pages all had the site's description (40 pages alike)."""
+    site_description = re.search(r"^site_description: (.*)$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"),
+                                 re.M).group(1)
+    pages = sorted([*(built / "source").rglob("index.html"), *(built / "experiments").rglob("index.html")])
+    assert len(pages) > 3
+    descriptions = [LexborHTMLParser(page.read_text(encoding="utf-8")).css_first('meta[name="description"]')
+                    .attributes["content"] for page in pages]
+    assert site_description not in descriptions
+    assert len(set(descriptions)) == len(pages)  # each its own
+    core = LexborHTMLParser((built / "source" / "autograd" / "core.py" / "index.html").read_text(encoding="utf-8"))
+    assert core.css_first('meta[name="description"]').attributes["content"].startswith("autograd/core.py：HIPS/autograd ")
+
+
+def test_robots_txt_points_crawlers_to_the_sitemap(built):
+    robots = (built / "robots.txt").read_text(encoding="utf-8")
+    sitemap = re.search(r"^Sitemap: (\S+)$", robots, re.M).group(1)
+    site_url = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8")).css_first(
+        'link[rel="canonical"]').attributes["href"]
+    assert sitemap == site_url + "sitemap.xml" and (built / "sitemap.xml").is_file()
+    assert "User-agent: *\nAllow: /\n" in robots
+
+
+def test_every_page_shows_the_series_favicon(built):
+    """Material's own icon was every page's."""
+    base = urlsplit(LexborHTMLParser((built / "index.html").read_text(encoding="utf-8")).css_first(
+        'link[rel="canonical"]').attributes["href"]).path  # 404.html links from the site's root, the others relatively
+    for page in sorted(built.rglob("*.html")):
+        icon = LexborHTMLParser(page.read_text(encoding="utf-8")).css_first('link[rel="icon"]').attributes["href"]
+        target = built / icon.removeprefix(base) if icon.startswith("/") else page.parent / icon
+        assert target.resolve() == (built / "assets" / "favicon.svg").resolve(), (page, icon)
+    assert (built / "assets" / "favicon.svg").read_bytes() == (ROOT / "overrides" / "assets" / "favicon.svg").read_bytes()

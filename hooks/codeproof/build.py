@@ -56,7 +56,8 @@ class SiteBuild:
         self.problems += problems
         return notes, [p for parsed in self.parsed.values() if parsed.unreadable for p in parsed.problems]
 
-    def add_files(self, config_name: str, authors: Callable[[str], Path | None], log) -> list[str]:
+    def add_files(self, config_name: str, authors: Callable[[str], Path | None], log, site_url: str | None = None
+                  ) -> list[str]:
         """Start the experiments (they run while pages render), and plan the pages and files the build adds
         (self.site). `authors(src_uri)` is the author's file at a path, if any; returns the src_uris of those
         a generated file replaces (each a problem)."""
@@ -64,7 +65,8 @@ class SiteBuild:
         self.engine.start_experiments(self.parsed.values())
         published, problems = self.engine.runner.published()  # experiments/, read once per build
         self.problems += problems
-        self.site = generated.generated_site(self.engine, self.series, self.parsed, published, config_name, log)
+        self.site = generated.generated_site(self.engine, self.series, self.parsed, published, config_name, log,
+                                             site_url)
         taken = {file.src_uri: authors(file.src_uri) for file in self.site.files}
         root = self.engine.series.root
         replaced = generated.taken(self.site, {src: shown_path(path, root) for src, path in taken.items() if path})
@@ -78,7 +80,8 @@ class SiteBuild:
         if title is not None:  # a page the build adds: its template writes it from values
             script = src_uri in self.site.script_pages
             # Escaped now: the search index takes the title before the page's context, and Material shows it as HTML.
-            meta.update(title=Markup.escape(title), template=SCRIPT_TEMPLATE if script else SOURCE_TEMPLATE)
+            meta.update(title=Markup.escape(title), template=SCRIPT_TEMPLATE if script else SOURCE_TEMPLATE,
+                        description=self.site.page_description(src_uri, self.engine.series.baseline))
             if not script:  # search leaves the package's code out, so it never drowns the posts
                 meta["search"] = {"exclude": True}
             return markdown

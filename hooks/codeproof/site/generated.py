@@ -47,12 +47,30 @@ class GeneratedSite:
             return self.script_pages[src_uri]["name"]
         return None
 
+    def page_description(self, src_uri: str, baseline) -> str | None:
+        """What a generated page says of itself in <meta> and to search engines (the site's description would be
+        every such page's, alike), or None for the author's pages."""
+        pinned = f"{baseline.repo} {baseline.version}（commit {baseline.commit[:7]}）"
+        if src_uri in self.source_pages:
+            return f"{self.source_pages[src_uri]}：{pinned}的源码全文，带行号与交叉引用，并注明本系列哪些文章引用了哪几行。"
+        if src_uri == addresses.SOURCE_MAP_SRC:
+            return f"{pinned}的源码地图：每个文件、本系列引用了其中多少，以及文件里的定义。"
+        if src_uri in self.script_pages:
+            return (f"实验脚本 {self.script_pages[src_uri]['path']}：本系列文章引用它，构建时在沙箱中运行它并核对"
+                    "文章记录的输出。")
+        return None
+
+
+ROBOTS = "robots.txt"
+
 
 def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], published: list[Resource],
-                   config_name: str, log) -> GeneratedSite:
+                   config_name: str, log, site_url: str | None = None) -> GeneratedSite:
     """What the build adds for `published` (the experiments folder as read once) and, where the series has
     source pages, for the package the posts quote. A package that cannot be had is a problem at mkdocs.yml."""
     site = GeneratedSite()
+    if site_url:  # where crawlers find the pages: the sitemap MkDocs writes
+        site.files.append(Generated(ROBOTS, f"User-agent: *\nAllow: /\n\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n"))
     for resource in (r for r in published if r.is_script):
         site.files.append(Generated(resource.path, resource.data))  # the bytes read, not the path
         src = addresses.script_page_src(resource.path)
