@@ -37,8 +37,8 @@ CHILD = textwrap.dedent("""\
             os.kill(os.getpid(), how)
 
     write_aside, replace, unlink = filesystem._write_aside, os.replace, Path.unlink
-    def aside(path, data, made):
-        write_aside(path, data, made)
+    def aside(path, data, made, **how):
+        write_aside(path, data, made, **how)
         step()
     def replacing(a, b):
         step()
@@ -159,10 +159,10 @@ def read_only(monkeypatch, name: str) -> None:
     """Writing beside the file `name` fails as on a read-only file system (root ignores file modes)."""
     write_aside = filesystem._write_aside
 
-    def refusing(path, data, made):
+    def refusing(path, data, made, **how):
         if path.name == name:
             raise OSError(30, "Read-only file system", str(path))
-        write_aside(path, data, made)
+        write_aside(path, data, made, **how)
 
     monkeypatch.setattr(filesystem, "_write_aside", refusing)
 

@@ -19,19 +19,14 @@ from codeproof.common.errors import CodeproofError
 def write_atomically(path: Path, data: bytes) -> None:
     """Readers see the old file or the new one, never half of one; concurrent writers are safe.
     The file keeps its mode (a new one gets the umask's), not the private mode of a temporary file."""
+    made: list[Path] = []
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    except OSError as error:  # named by the file meant, not by the temporary one
-        raise WriteError(path, error) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask())
-        os.replace(tmp, path)
+        _write_aside(path, data, made, prefix=f".{path.name}.", durable=False)
+        os.replace(made[0], path)
     except BaseException as error:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(error, OSError):
+        for tmp in made:
+            tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError) and not isinstance(error, WriteError):
             raise WriteError(path, error) from None
         raise
 
@@ -127,18 +122,21 @@ def _finish(root: Path, entries: list[dict]) -> None:
     (root / JOURNAL).unlink()
 
 
-def _write_aside(path: Path, data: bytes, made: list[Path]) -> None:
-    """`data` written beside `path`, flushed to disk, with path's mode; its path added to `made` once it exists."""
+def _write_aside(path: Path, data: bytes, made: list[Path], prefix: str | None = None, durable: bool = True) -> None:
+    """`data` written beside `path` with path's mode (a new file's: the umask's), flushed to disk if `durable`;
+    its path added to `made` as soon as it exists. WriteError names `path`, not the copy."""
     try:
-        fd, aside = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}{ASIDE}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, aside = tempfile.mkstemp(dir=path.parent, prefix=prefix or f".{path.name}{ASIDE}")
+        made.append(Path(aside))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(aside, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask())
     except OSError as error:
         raise WriteError(path, error) from None
-    made.append(Path(aside))
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(aside, stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask())
 
 
 def _sha256(path: Path) -> str:

@@ -175,6 +175,15 @@ CARD_DETAILS_RE = re.compile(r"\bL\d+|@[0-9a-f]{7}")  # what a card's head shows
 LABEL_FIRST_RE = re.compile(r"\W*(?:%s)(?!\w)" % "|".join(CARD_LABELS.values()))  # the label as a word of its own
 
 
+def line_showing(face: str, lines: list[str]) -> int | None:
+    """The index of the first line that shows the face (card_face), alone or with the next line (a face broken
+    over two lines of a paragraph reads as one), or None."""
+    for n, (line, after) in enumerate(zip(lines, lines[1:] + [""])):
+        if card_face(line) == face or card_face(f"{line} {after}") == face != card_face(after):
+            return n
+    return None
+
+
 def titles_a_card(text: str) -> bool:
     """Whether text (a heading, a caption, a box's title) reads as a card's head: a card's label first, then the
     lines, commit or file a card names (`源码 · autograd/core.py L88–L96 · HIPS/autograd@90dbeb8` over a code block

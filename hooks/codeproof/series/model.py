@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pymdownx.slugs import slugify
 
-from codeproof.common.markers import card_face
+from codeproof.common.markers import card_face, line_showing
 from codeproof.series.config import MAX_NUMBER
 from codeproof.series.prose import first_paragraph, reading_minutes
 from codeproof.common.structure import BlockKind, FrontMatter, ParsedPost, Problem
@@ -159,8 +159,7 @@ def series_entry(front: FrontMatter, parsed: ParsedPost, src_uri: str, url: str)
                                 hint="write the post's first paragraph in its place"))
     face = card_face(excerpt)
     if face:  # the description of the post's <meta>, feeds and overview entry, which no guard reads
-        at = next((n for n, (line, after) in enumerate(zip(parsed.lines, parsed.lines[1:] + [""]))
-                   if face in (card_face(line), card_face(f"{line} {after}"))), 0)
+        at = line_showing(face, parsed.lines) or 0
         problems.append(Problem(parsed.post, parsed.first_line + at, f"the first paragraph shows {face!r}, a card's own "
                                 "face; it is the post's description in its <meta>, feeds and the overview, where it "
                                 "would pass for a verified card", hint="say it in other words, or begin the post with "

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, plain_text, skeleton, titles_a_card
+from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, line_showing, plain_text, skeleton, titles_a_card
 from codeproof.common.filesystem import shown_path, unpublishable
 from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.common.structure import BlockKind, Problem
@@ -382,11 +382,8 @@ class _Locator:
     def face(self, face: str) -> int:
         """The first line that shows the card face as a reader reads it (card_face: however written, spaced or
         split by markup), alone or with the next line (a face broken over two lines of a paragraph)."""
-        texts = [(n, _shown_line(text)) for n, text in self.lines]
-        for (n, text), (_, after) in zip(texts, texts[1:] + [(0, "")]):
-            if card_face(text) == face or card_face(f"{text} {after}") == face != card_face(after):
-                return n
-        return self.first_line
+        at = line_showing(face, [_shown_line(text) for _, text in self.lines])
+        return self.first_line if at is None else self.lines[at][0]
 
     def marker(self, kind: BlockKind) -> int:
         """The next source line, not blamed yet, that holds a marker of this kind."""
