@@ -146,8 +146,11 @@ def _in_workers(root: Path, shares: list[list[str]], total: int, log) -> dict[st
     readers = [threading.Thread(target=read, args=(process,), daemon=True) for process in processes]
     for process, reader, share in zip(processes, readers, shares):
         reader.start()
-        process.stdin.write(json.dumps({"root": str(root), "paths": share}).encode())
-        process.stdin.close()
+        try:
+            process.stdin.write(json.dumps({"root": str(root), "paths": share}).encode())
+            process.stdin.close()
+        except BrokenPipeError:  # the worker ended already: its files are done by the build (see _compute)
+            pass
     said = time.monotonic()
     while any(reader.is_alive() for reader in readers):
         for reader in readers:
