@@ -3,7 +3,9 @@
 Lighthouse is not a test dependency: install the pinned version once, anywhere, and point to it:
     npm i -E --prefix /tmp/lh lighthouse@12.2.3
     .venv/bin/python bench/lighthouse.py --lighthouse /tmp/lh/node_modules/.bin/lighthouse [--site site]
-Prints performance, accessibility, best practices and SEO for the overview and each post, phone and desktop.
+Prints, for the overview, each post and the largest source page, on a phone (Lighthouse's mobile preset with its
+simulated throttling) and, with --desktop, on a desktop: performance, accessibility, best practices and SEO and the
+total blocking time, each the median of --runs runs (3).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import functools
 import gzip
 import http.server
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,34 +60,46 @@ class _Body:
         pass
 
 
-def scores(lighthouse: str, url: str, desktop: bool) -> dict[str, int]:
+def scores(lighthouse: str, url: str, desktop: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.json"
         argv = [lighthouse, url, "--quiet", "--output=json", f"--output-path={out}", "--chrome-path=/usr/bin/chromium",
                 "--chrome-flags=--headless=new --no-sandbox", f"--only-categories={','.join(CATEGORIES)}"]
         subprocess.run(argv + (["--preset=desktop"] if desktop else []), check=True, capture_output=True, timeout=300)
         report = json.loads(out.read_text(encoding="utf-8"))
-    return {c: round(100 * report["categories"][c]["score"]) for c in CATEGORIES}
+    result = {c: round(100 * report["categories"][c]["score"]) for c in CATEGORIES}
+    result["tbt_ms"] = round(report["audits"]["total-blocking-time"]["numericValue"])
+    return result
+
+
+def median(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lighthouse", required=True)
     parser.add_argument("--site", type=Path, default=ROOT / "site")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--desktop", action="store_true", help="desktop too")
+    parser.add_argument("--page", action="append", help="only these pages (site-relative, e.g. posts/x/)")
     args = parser.parse_args()
     prefix = site_prefix()
     handler = functools.partial(type("Site", (_Gzipped,), {"prefix": prefix}), directory=str(args.site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}{prefix}"
-    pages = [""] + sorted(f"posts/{p.parent.name}/" for p in (args.site / "posts").glob("*/index.html"))
-    print(f"{'page':<32} {'form':<8} " + " ".join(f"{c:>15}" for c in CATEGORIES))
+    largest = max((args.site / "source").rglob("index.html"), key=lambda p: p.stat().st_size)
+    pages = args.page or ([""] + sorted(f"posts/{p.parent.name}/" for p in (args.site / "posts").glob("*/index.html"))
+                          + [largest.parent.relative_to(args.site).as_posix() + "/"])
+    columns = CATEGORIES + ("tbt_ms",)
+    print(f"{'page':<44} {'form':<8} " + " ".join(f"{c:>15}" for c in columns), flush=True)
     try:
         for page in pages:
-            for desktop in (False, True):
-                result = scores(args.lighthouse, base + page, desktop)
-                print(f"{page or '/':<32} {'desktop' if desktop else 'phone':<8} "
-                      + " ".join(f"{result[c]:>15}" for c in CATEGORIES))
+            for desktop in (False, True) if args.desktop else (False,):
+                result = median([scores(args.lighthouse, base + page, desktop) for _ in range(args.runs)])
+                print(f"{page or '/':<44} {'desktop' if desktop else 'phone':<8} "
+                      + " ".join(f"{result[c]:>15g}" for c in columns), flush=True)
     finally:
         server.shutdown()
     return 0

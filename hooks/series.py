@@ -78,6 +78,10 @@ def on_files(files, config):
 
     for src_uri in build.add_files(Path(config.config_file_path).name, authors, log.info, config.site_url):
         files.remove(files.get_file_from_path(src_uri))
+    search = config.plugins.get("material/search")
+    theme_files = [file.src_uri for file in files if file.src_dir in config.theme.dirs]
+    for src_uri in generated.unfetched_theme_files(theme_files, (search and search.config.lang) or []):
+        files.remove(files.get_file_from_path(src_uri))
     for file in build.site.files:
         inclusion = InclusionLevel.UNDEFINED if file.in_nav else InclusionLevel.NOT_IN_NAV
         files.append(File.generated(config, file.src_uri, content=file.content, inclusion=inclusion))

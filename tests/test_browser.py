@@ -85,6 +85,16 @@ def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name
     phone.page.screenshot(path=str(SHOTS / f"{name}-phone.png"), full_page=True)
 
 
+def test_the_search_index_is_fetched_when_search_opens_and_the_sitemap_once(visit, base_url):
+    v = visit(base_url + POSTS[0])
+    index = [url for url in v.requests if url.endswith("/search/search_index.json")]
+    assert index == [] and [url for url in v.requests if url.endswith("/sitemap.xml")] == [base_url + "sitemap.xml"]
+    with v.page.expect_response(lambda r: r.url.endswith("/search/search_index.json")):
+        v.page.keyboard.press("/")  # Material's shortcut opens the search box
+    v.page.keyboard.type("defvjp")
+    v.page.wait_for_selector(".md-search-result__item", timeout=15000)
+
+
 def a_post_with(built, *selectors: str) -> str:
     """The first post (by file name) whose page has an element matching each selector, whichever posts there are."""
     for url in POSTS:
@@ -375,3 +385,27 @@ def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_
     page.locator(f"#L{first} a.series-src__note").first.click()  # the post that quotes these lines
     page.wait_for_load_state()
     assert page.url.split("#")[0] == post
+
+
+LONG_TASKS = """() => new Promise(done => new PerformanceObserver(list => done(list.getEntries().map(e => e.duration)))
+                                  .observe({type: 'longtask', buffered: true}))"""
+
+
+def test_the_longest_source_page_stays_light_on_a_slow_phone_and_reaches_its_last_line(browser, base_url, built):
+    """Few elements per line, laid out near the screen only (content-visibility): at 4x CPU slowdown no task
+    holds the page for long (before: one of 2.2 s); an address of a late line still lands on it."""
+    largest = max((built / "source").rglob("index.html"), key=lambda p: p.stat().st_size)
+    lines = LexborHTMLParser(largest.read_text(encoding="utf-8")).css(".series-src__line")
+    assert len(lines) > 500, largest
+    context = browser.new_context(viewport={"width": 375, "height": 812})
+    page = context.new_page()
+    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    page.goto(f"{base_url}{largest.parent.relative_to(built).as_posix()}/#L{len(lines) - 2}", wait_until="load")
+    page.wait_for_timeout(500)
+    assert max(page.evaluate(LONG_TASKS), default=0) < 800
+    assert page.evaluate("document.getElementsByTagName('*').length") < 8 * len(lines)
+    late = page.locator(f"[id='L{len(lines) - 2}']")
+    assert late.evaluate("e => e.matches(':target') && e.getBoundingClientRect().top >= 0 "
+                         "&& e.getBoundingClientRect().bottom <= innerHeight")
+    assert late.evaluate("e => getComputedStyle(e.parentElement).contentVisibility") == "auto"
+    context.close()

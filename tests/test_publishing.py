@@ -16,6 +16,7 @@ import pytest
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.site import generated
 from conftest import ROOT, mkdocs
 from site_text import read_page
 
@@ -169,13 +170,13 @@ def test_each_feed_lists_every_post_dated_by_its_front_matter_with_an_image(buil
     assert channel.findtext("language") == "zh"
 
 
-def test_every_page_links_each_feed_once_and_says_what_a_shared_link_shows(built):
+def test_every_page_links_the_feed_once_and_says_what_a_shared_link_shows(built):
     posts = published_posts(built)
     for page in sorted(built.rglob("*.html")):
         html = LexborHTMLParser(page.read_text(encoding="utf-8"))
         assert html.css_first("html").attributes["lang"] == "zh-Hans"
         feeds = [link.attributes["href"].rsplit("/", 1)[-1] for link in html.css('link[rel="alternate"]')]
-        assert sorted(feeds) == ["feed_rss_created.xml", "feed_rss_updated.xml"], page
+        assert feeds == ["feed_rss_created.xml"], page  # Material fetches the sitemap once per such link
         og = {m.attributes["property"]: m.attributes["content"] for m in html.css('meta[property^="og:"]')}
         assert og["og:title"] and og["og:description"] and og["og:image"].endswith("/assets/og.png"), page
         assert html.css_first('meta[name="twitter:card"]').attributes["content"] == "summary_large_image"
@@ -255,3 +256,21 @@ def test_every_page_shows_the_series_favicon(built):
         target = built / icon.removeprefix(base) if icon.startswith("/") else page.parent / icon
         assert target.resolve() == (built / "assets" / "favicon.svg").resolve(), (page, icon)
     assert (built / "assets" / "favicon.svg").read_bytes() == (ROOT / "overrides" / "assets" / "favicon.svg").read_bytes()
+
+
+def test_the_site_holds_no_file_a_reader_never_fetches(built):
+    """No source maps; of the search's language support, only what the Chinese search loads."""
+    assert sorted(p.name for p in built.rglob("*.map")) == []
+    lunr = built / "assets" / "javascripts" / "lunr"
+    assert sorted(p.relative_to(lunr).as_posix() for p in lunr.rglob("*") if p.is_file()) == \
+        ["min/lunr.stemmer.support.min.js", "min/lunr.zh.min.js"]
+
+
+def test_the_unfetched_theme_files_depend_on_the_search_languages():
+    files = ["assets/javascripts/bundle.js", "assets/javascripts/bundle.js.map", "assets/stylesheets/main.css.map",
+             "assets/javascripts/lunr/tinyseg.js", "assets/javascripts/lunr/wordcut.js",
+             "assets/javascripts/lunr/min/lunr.stemmer.support.min.js", "assets/javascripts/lunr/min/lunr.multi.min.js",
+             "assets/javascripts/lunr/min/lunr.ja.min.js", "assets/javascripts/lunr/min/lunr.de.min.js"]
+    kept = lambda languages: [f for f in files if f not in generated.unfetched_theme_files(files, languages)]  # noqa: E731
+    assert kept(["en"]) == files[:1] + files[5:6]
+    assert kept(["ja", "de"]) == files[:1] + files[3:4] + files[5:]

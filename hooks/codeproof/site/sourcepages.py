@@ -56,7 +56,7 @@ class Note:
 MAP_URL = f"{SOURCE_ROOT}/"
 
 
-RENDERING = 4  # of code_html: a change of its output changes this, so no page is taken from an older cache
+RENDERING = 6  # of code_html: a change of its output changes this, so no page is taken from an older cache
 
 
 def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link,
@@ -80,15 +80,15 @@ def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange],
         css = _css_class(kind)
         for n, piece in enumerate(value.split("\n")):
             if n:  # a line ends here
-                lines.append("".join(current))
+                lines.append(_spans(current))
                 current, line, column = [], line + 1, 0
             if not piece:
                 continue
-            body = (css in NAME_CLASSES and links.link(piece, line, column)) or _text(piece)
-            current.append(f'<span class="{css}">{body}</span>' if css else body)
+            linked = css in NAME_CLASSES and links.link(piece, line, column)
+            current.append((LINKED, linked) if linked else ("" if css in UNCOLOURED else css, _text(piece)))
             column += len(piece)
     if current:
-        lines.append("".join(current))
+        lines.append(_spans(current))
     out = []
     for number, body in enumerate(lines, 1):
         anchors = "".join(f'<span id="{anchor}"></span>' for anchor in sorted(starts.get(number, ())))
@@ -96,7 +96,28 @@ def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange],
                        for note in notes_at.get(number, ()))
         css = "series-src__line series-src__line--quoted" if number in quoted_lines else "series-src__line"
         out.append(f'<span class="{css}" id="L{number}" data-n="{number}">{anchors}{body}{said}\n</span>')
-    return Markup("".join(out))
+    return Markup("".join(f'<span class="series-src__chunk">{"".join(out[at:at + CHUNK])}</span>'
+                          for at in range(0, len(out), CHUNK)))
+
+
+# Classes the theme gives the code's own colour (Material: .n is --md-code-fg-color), and whitespace: shown as
+# plain text. With runs of one class in one span (`),` not `)` `,`), a long file's page has half the elements.
+# Lines in chunks that the browser lays out only near the screen (series.css: content-visibility): a phone
+# lays out a 1,000-line file's page as fast as a short one's. Anchors and find-in-page reach every line.
+CHUNK = 50
+UNCOLOURED = frozenset({"n", "w"})
+LINKED = None  # a linked name's piece: its own element, never joined with another
+
+
+def _spans(pieces: list[tuple[str | None, str]]) -> str:
+    """A line's HTML from its (class, HTML) pieces: neighbours of one class in one span, plain text bare."""
+    runs: list[list] = []
+    for css, body in pieces:
+        if runs and css is not LINKED and runs[-1][0] == css:
+            runs[-1][1] += body
+        else:
+            runs.append([css, body])
+    return "".join(f'<span class="{css}">{body}</span>' if css else body for css, body in runs)
 
 
 def _text(text: str) -> str:
