@@ -113,8 +113,9 @@ def on_page_context(context, page, config, nav):
     return context
 
 
-def on_post_build(config):
+def on_post_build(config):  # after the search and feed plugins' (hooks come after plugins): their files are written
     build.engine.runner.finish()
+    build.complete_outputs(Path(config.site_dir))
     for warning in build.warnings:
         log.warning(str(warning))  # a strict build stops on these
     if build.problems and mkdocs_command != "serve":

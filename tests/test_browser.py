@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import quote, urljoin
 
 import pytest
 from playwright import sync_api as playwright
@@ -348,18 +348,30 @@ def test_a_name_in_a_card_shows_its_definition_on_hover_and_focus(visit, base_ur
     assert name.evaluate(tip).strip('"') == name.get_attribute("data-tip")
 
 
-def test_a_tap_on_a_name_in_a_card_on_a_phone_leads_to_its_definition(visit, base_url, built):
+def test_a_tap_on_a_name_shows_its_tip_with_the_way_to_its_definition_and_a_second_tap_follows_it(visit, base_url, built):
     page = visit(base_url + a_post_with(built, LINKED_NAME), viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True).page
-    assert not page.evaluate("matchMedia('(hover: hover)').matches")  # no tip comes in the way of the tap
-    name = page.locator(".proof-card--source pre a.series-xref").first
+    assert not page.evaluate("matchMedia('(hover: hover)').matches")  # no hover tip on a touch screen
+    name = page.locator(LINKED_NAME).first
     target = name.get_attribute("href")
-    line = re.search(r"#(L\d+)$", target).group(1)
     name.scroll_into_view_if_needed()
+    name.tap()
+    tip = page.locator("#series-tip")
+    assert tip.is_visible() and tip.inner_text().startswith(name.get_attribute("data-tip"))
+    go = tip.locator("a")
+    assert go.get_attribute("href") == name.evaluate("e => e.href") and go.bounding_box()["height"] >= 24
+    box = tip.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375  # on the screen
     with page.expect_navigation(timeout=5000):
-        name.tap()
+        name.tap()  # a second tap on the name follows it
+    line = re.search(r"#(L\d+)$", target).group(1)
     assert "/source/autograd/" in page.url and page.url.endswith(line)
-    assert page.locator(f"[id='{line}']").evaluate("e => e.matches(':target') && e.getBoundingClientRect().top >= 0 "
-                                                  "&& e.getBoundingClientRect().bottom <= innerHeight")
+
+
+def test_a_screen_reader_hears_a_names_tip_as_its_description(visit, base_url, built):
+    page = visit(base_url + a_post_with(built, LINKED_NAME)).page
+    name = page.locator(LINKED_NAME).first
+    name.focus()
+    playwright.expect(name).to_have_accessible_description(name.get_attribute("data-tip"))
 
 
 def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_to_the_post(visit, base_url, built):
@@ -395,7 +407,7 @@ def test_the_longest_source_page_stays_light_on_a_slow_phone_and_reaches_its_las
     """Few elements per line, laid out near the screen only (content-visibility): at 4x CPU slowdown no task
     holds the page for long (before: one of 2.2 s); an address of a late line still lands on it."""
     largest = max((built / "source").rglob("index.html"), key=lambda p: p.stat().st_size)
-    lines = LexborHTMLParser(largest.read_text(encoding="utf-8")).css(".series-src__line")
+    lines = LexborHTMLParser(largest.read_text(encoding="utf-8")).css(".series-src__chunk > span")
     assert len(lines) > 500, largest
     context = browser.new_context(viewport={"width": 375, "height": 812})
     page = context.new_page()
@@ -409,3 +421,186 @@ def test_the_longest_source_page_stays_light_on_a_slow_phone_and_reaches_its_las
                          "&& e.getBoundingClientRect().bottom <= innerHeight")
     assert late.evaluate("e => getComputedStyle(e.parentElement).contentVisibility") == "auto"
     context.close()
+
+
+def source_page(built, base_url, with_notes: bool = False) -> tuple[str, str]:
+    """(address, path) of the first source page (by path) with a definition quoted elsewhere, if asked."""
+    for html in sorted((built / "source").rglob("index.html")):
+        if html.parent.name.endswith(".py") and (not with_notes or "series-src__note" in html.read_text(encoding="utf-8")):
+            path = html.parent.relative_to(built / "source").as_posix()
+            return f"{base_url}source/{path}/", path
+    pytest.fail("no source page")
+
+
+def test_a_click_on_a_line_number_links_the_line_a_shift_click_a_range_and_the_control_copies_the_address(browser, base_url, built):
+    url, _ = source_page(built, base_url)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+
+    def click_number(n: int) -> None:
+        box = page.locator(f"[id='L{n}']").bounding_box()
+        page.mouse.click(box["x"] + 8, box["y"] + 8)
+
+    click_number(3)
+    assert page.evaluate("location.hash") == "#L3"
+    page.keyboard.down("Shift")
+    click_number(6)
+    page.keyboard.up("Shift")
+    assert page.evaluate("location.hash") == "#L3-L6"
+    assert page.locator(".series-script__line").evaluate_all("els => els.map(e => e.id)") == ["L3", "L4", "L5", "L6"]
+    control = page.locator("[id='L6'] .series-permalink")  # under the marked lines
+    assert control.get_attribute("aria-label") == "复制第 3–6 行的链接" and control.bounding_box()["height"] >= 24
+    control.click()
+    assert page.evaluate("navigator.clipboard.readText()") == url + "#L3-L6"
+    context.close()
+
+
+@pytest.mark.parametrize("address, marked", [("#l4", (4, 4)), ("#L6-L4", (4, 6)), ("#L4-6", (4, 6)), ("#l4-l6", (4, 6))])
+def test_a_line_address_is_read_tolerantly_and_written_back_plainly(visit, base_url, built, address, marked):
+    url, _ = source_page(built, base_url)
+    page = visit(url + address).page
+    first, last = marked
+    assert page.locator(".series-script__line").evaluate_all("els => els.map(e => e.id)") == \
+        [f"L{n}" for n in range(first, last + 1)]
+    assert page.evaluate("location.hash") == (f"#L{first}" if first == last else f"#L{first}-L{last}")
+    assert page.locator(f"[id='L{first}']").evaluate("e => e.getBoundingClientRect().top >= 0 "
+                                                      "&& e.getBoundingClientRect().bottom <= innerHeight")
+
+
+COPY_LINES = """([first, last]) => {
+  const range = document.createRange();
+  range.setStartBefore(document.getElementById('L' + first).firstChild);
+  range.setEndAfter(document.getElementById('L' + last).lastChild);
+  getSelection().removeAllRanges();
+  getSelection().addRange(range);
+}"""
+
+
+def test_copying_lines_of_a_source_page_copies_the_files_lines_and_nothing_else(browser, base_url, built):
+    url, path = source_page(built, base_url, with_notes=True)
+    raw = (built / "source" / "raw" / path).read_text(encoding="utf-8").split("\n")
+    html = LexborHTMLParser((built / "source" / path / "index.html").read_text(encoding="utf-8"))
+    noted = int(html.css_first(".series-src__note").parent.attributes["data-n"])
+    first, last = max(1, noted - 2), min(len(raw) - 1, noted + 3)  # across a line with a note
+    context = browser.new_context(viewport={"width": 375, "height": 812})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{url}#L{first}-L{last}", wait_until="load")  # marked, with the copy-address control among them
+    page.evaluate(COPY_LINES, [first, last])
+    page.keyboard.press("Control+c")
+    assert page.evaluate("navigator.clipboard.readText()").rstrip("\n") == "\n".join(raw[first - 1:last])
+    context.close()
+
+
+def test_a_cards_copy_button_copies_the_quoted_lines_as_they_are_in_the_file(browser, base_url, built):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    copied = 0
+    for url in POSTS:
+        page = context.new_page()
+        page.goto(base_url + url, wait_until="load")
+        for card in page.locator(".proof-card--source, .proof-card--experiment").all():
+            link = card.locator("dt:text('文件') + dd a").first
+            first, last = map(int, re.search(r"L(\d+)–L(\d+)", card.locator(".proof-card__lines").inner_text()).groups())
+            path = link.inner_text()
+            raw = built / ("source/raw/" + path if card.evaluate("e => e.matches('.proof-card--source')") else path)
+            card.scroll_into_view_if_needed()
+            card.hover()
+            card.locator("nav.md-code__nav button[data-md-type=copy], button.md-clipboard").first.click()
+            lines = raw.read_text(encoding="utf-8").split("\n")[first - 1:last]
+            assert page.evaluate("navigator.clipboard.readText()") == "\n".join(lines).rstrip(), (url, path, first)
+            copied += 1
+        page.close()
+    context.close()
+    assert copied > 0
+
+
+def test_every_page_has_a_skip_link_to_its_title_or_first_section(built):
+    for html_file in sorted(built.rglob("*.html")):
+        html = LexborHTMLParser(html_file.read_text(encoding="utf-8"))
+        skip = html.css_first("a.md-skip")
+        assert skip is not None, html_file
+        target = skip.attributes["href"].split("#", 1)[1]
+        assert html.css_first(f"[id='{target}']") is not None, html_file
+
+
+# Query -> where the first result leads when no post holds the query as typed (a page, or a definition's line on
+# its source page); when a post holds it, the first result is such a post (the rule, whichever posts there are).
+FIRST_RESULTS = [
+    ("反向传播", {"posts/numpy-primitive-vjp/"}), ("自定义", {"posts/custom-primitive/"}),
+    ("垃圾回收", {"posts/numpy-primitive-vjp/"}), ("梯度", {"posts/custom-primitive/"}),
+    ("解析梯度", {"posts/numpy-primitive-vjp/"}), ("真实行号", {"authoring/", ""}), ("实验脚本", {"authoring/", ""}),
+    ("closure 使用", {"posts/numpy-primitive-vjp/"}), ("square 实验", {"posts/custom-primitive/"}),
+    ("grad 失败", {"posts/custom-primitive/"}), ("VJP 在哪里", {"posts/custom-primitive/"}),
+    ("defvjp", {"source/autograd/core.py/#L67"}), ("NotImplementedError", {"experiments/custom_primitive/"}),
+    ("VJPNode", {"source/autograd/core.py/#L35"}), ("make_vjp", {"source/autograd/core.py/#L10"}),
+    ("hessian", {"source/autograd/differential_operators.py/#L89"}),
+    ("elementwise_grad", {"source/autograd/differential_operators.py/#L40"}),
+    ("holomorphic_grad", {"source/autograd/differential_operators.py/#L75"}),
+    ("value_and_grad", {"source/autograd/differential_operators.py/#L164"}),
+    ("defjvp", {"source/autograd/core.py/#L155"}), ("vspace", {"source/autograd/core.py/#L288"}),
+    ("check_grads", {"source/autograd/test_util.py/#L63"}),
+    ("unbroadcast_f", {"source/autograd/numpy/numpy_vjps.py/#L895"}),
+]
+
+
+def first_result_problem(page, base_url: str, query: str, expected: set[str], holders: set[str]):
+    """What is wrong with the first search result for `query` (None if nothing): a post that holds it first,
+    its teaser showing the match; else the expected page or line; never a card's head in a teaser."""
+    first = page.locator(".md-search-result__item").first
+    links = first.locator("a.md-search-result__link")
+    lead = re.sub(r"\?[^#]*", "", links.first.get_attribute("href").removeprefix(base_url))
+    teaser = " ".join(" ".join(links.nth(n).inner_text().split()) for n in range(min(2, links.count())))
+    if "SOURCE文件" in "".join(page.locator(".md-search-result__list").inner_text().split()):
+        return "a card's head in a teaser"
+    if holders and not (lead.split("#")[0] in holders and query.lower() in teaser.lower()):
+        return lead, holders, teaser[:120]
+    if not holders and lead not in expected and lead.split("#")[0] not in expected:
+        return lead, expected
+    return None
+
+
+def holds(built, url: str, query: str) -> bool:
+    article = LexborHTMLParser((built / url / "index.html").read_text(encoding="utf-8")).css_first("article")
+    return query.lower() in " ".join(article.text().split()).lower()
+
+
+def test_search_puts_posts_that_hold_a_query_first_and_finds_definitions_by_name(visit, base_url, built):
+    """Each query of FIRST_RESULTS by a search address (?q=, as a shared search link opens)."""
+    v = visit(base_url)
+    wrong = {}
+    for query, expected in FIRST_RESULTS:
+        v.page.goto(f"{base_url}?q={quote(query)}", wait_until="load")
+        v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=15000)
+        holders = {url for url in POSTS if holds(built, url, query)}
+        for _ in range(50):  # the list as it settles (Material renders, series.js orders): at most 5 s
+            wrong[query] = first_result_problem(v.page, base_url, query, expected, holders)
+            if wrong[query] is None:
+                break
+            v.page.wait_for_timeout(100)
+    wrong = {query: problem for query, problem in wrong.items() if problem}
+    assert wrong == {}
+    assert len(FIRST_RESULTS) >= 20 and v.errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(browser, base_url, width):
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
+    found = {}
+    for scheme in ("light", "dark"):
+        page = context.new_page()
+        page.goto(base_url, wait_until="load")
+        switch_scheme(page, scheme)
+        page.keyboard.press("/")
+        page.keyboard.insert_text("defvjp")
+        page.wait_for_selector('.md-search-result__list[data-phrase-first="defvjp"]', timeout=15000)
+        page.add_script_tag(path=str(AXE))  # the page's own code blocks are another test's (behind the open search)
+        found[scheme] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page) if v["impact"] in SERIOUS]
+        hidden = page.evaluate("""() => [...document.querySelectorAll('.md-search-result :is(pre, code, article)')]
+          .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))""")
+        assert hidden == [], (scheme, hidden)
+        page.close()
+    context.close()
+    assert {scheme: v for scheme, v in found.items() if v} == {}

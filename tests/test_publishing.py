@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import re
 import shutil
@@ -17,6 +18,7 @@ import yaml
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.site import generated
+from codeproof.site.feeds import complete_json_feed as generated_feed
 from conftest import ROOT, mkdocs
 from site_text import read_page
 
@@ -274,3 +276,22 @@ def test_the_unfetched_theme_files_depend_on_the_search_languages():
     kept = lambda languages: [f for f in files if f not in generated.unfetched_theme_files(files, languages)]  # noqa: E731
     assert kept(["en"]) == files[:1] + files[5:6]
     assert kept(["ja", "de"]) == files[:1] + files[3:4] + files[5:]
+
+
+@pytest.mark.parametrize("feed", ["feed_json_created.json", "feed_json_updated.json"])
+def test_each_json_feed_item_has_the_series_image_and_author(built, feed):
+    data = json.loads((built / feed).read_text(encoding="utf-8"))
+    assert data["items"] and set(data["items"][0]) >= {"image", "authors"}
+    for item in data["items"]:
+        assert item["image"] == data["icon"] and item["image"].endswith("/assets/og.png")
+        assert item["authors"] == data["authors"] == [{"name": "Autograd 源码学习"}]
+
+
+def test_an_items_own_image_and_author_are_kept():
+    feed = {"icon": "i.png", "authors": [{"name": "A"}], "items": [{"image": "own.png", "authors": [{"name": "B"}]}, {}]}
+    assert generated_feed(feed)["items"] == [{"image": "own.png", "authors": [{"name": "B"}]},
+                                              {"image": "i.png", "authors": [{"name": "A"}]}]
+
+
+def test_the_site_weighs_at_most_3_mb(built):
+    assert sum(p.stat().st_size for p in built.rglob("*") if p.is_file()) <= 3_000_000

@@ -103,10 +103,14 @@ Symbol: check
 '''
 
 
-def built_with_package(tmp_path: Path, package: dict[str, str], post: str, **series) -> Path:
+def built_with_package(tmp_path: Path, package: dict[str, str], post: str, _script: tuple[str, str] | None = None,
+                       **series) -> Path:
     """A fixture site whose upstream holds `package` (file names under pkg/ -> text) at the baseline commit,
-    with `post` as its post and `series` among its settings, locked and built; the built site's folder."""
+    with `post` as its post, `_script` (path, text) among its experiments and `series` among its settings, locked
+    and built; the built site's folder."""
     site = make_site(tmp_path, material=True)
+    if _script:
+        (site.root / _script[0]).write_text(_script[1], encoding="utf-8")
     repo = site.upstream.remote / "fixture" / "upstream"
     for name, text in package.items():
         (repo / "pkg" / name).write_text(text)
@@ -142,15 +146,20 @@ def links(built, path: str, line: int) -> dict[str, str]:
 def test_every_file_of_the_quoted_package_has_a_page_with_a_line_anchor_per_line(built):
     for path, text in {"pkg/core.py": CORE, "pkg/user.py": USER, "pkg/builtins.py": SHADOW}.items():
         html = page(built, f"source/{path}")
-        assert [e.attributes["id"] for e in html.css(".series-src__line")] == [f"L{n}" for n in range(1, text.count("\n") + 1)]
+        assert [e.attributes["id"] for e in html.css(".series-src__chunk > span")] == [f"L{n}" for n in range(1, text.count("\n") + 1)]
         for note in html.css(".series-src__note"):
             note.decompose()
-        assert "".join(e.text() for e in html.css(".series-src__line")) == text  # the file, character for character
+        assert "".join(e.text() for e in html.css(".series-src__chunk > span")) == text  # the file, character for character
         assert (built / "source" / "raw" / path).read_text() == text
 
 
 def test_an_import_links_to_where_the_name_is_defined(built):
-    assert links(built, "pkg/user.py", 1) == {"core": "../core.py/#L1", "primitive": "../core.py/#L6", "Box": "../core.py/#L11"}
+    assert links(built, "pkg/user.py", 1) == {"core": "../core.py/", "primitive": "../core.py/#L6", "Box": "../core.py/#L11"}
+
+
+def test_a_module_links_to_its_page_not_to_its_first_line(built):
+    name = page(built, "source/pkg/user.py").css_first("#L1 a.series-xref")
+    assert (name.text(), name.attributes["href"], name.attributes["data-tip"]) == ("core", "../core.py/", "module core")
 
 
 def test_a_builtin_is_not_linked_but_a_module_that_shadows_it_links_its_own(built):
@@ -202,7 +211,7 @@ def test_a_card_without_the_indentation_its_lines_share_links_its_names_at_their
 def test_a_quoted_range_has_its_own_anchor_and_names_the_post_section_that_quotes_it(built):
     html = page(built, "source/pkg/user.py")
     assert html.css_first('#L4 > span[id="L4-L6"]') is not None
-    assert [e.attributes["id"] for e in html.css(".series-src__line--quoted")] == ["L4", "L5", "L6", "L8", "L9"]
+    assert [e.attributes["id"] for e in html.css(".series-src__quoted")] == ["L4", "L5", "L6", "L8", "L9"]
     note = html.css_first("#L4 a.series-src__note")
     section = page(built, "posts/p").css_first("h2").attributes["id"]
     assert (note.text(), note.attributes["href"]) == ("第一篇 · 检查", f"../../../posts/p/#{section}")
@@ -227,10 +236,29 @@ def test_the_map_lists_each_file_with_the_share_quoted_and_its_symbols(built):
         [("check", True, "pkg/user.py/#L4")]
 
 
-def test_source_pages_stay_out_of_the_search_index(built):
+def test_search_finds_each_file_by_its_path_and_each_definition_by_its_name_but_not_the_code(built):
     index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
-    assert not [doc["location"] for doc in index["docs"] if doc["location"].startswith("source/")]
+    source = {doc["location"]: (doc["title"], doc["text"]) for doc in index["docs"] if doc["location"].startswith("source/")}
+    assert source["source/pkg/core.py/"] == ("pkg/core.py", "")
+    assert source["source/pkg/core.py/#L6"] == ("primitive", "pkg/core.py:6 def primitive(f):")
+    assert source["source/pkg/core.py/#L11"] == ("Box", "pkg/core.py:11 class Box:")
+    assert source["source/pkg/user.py/#L4"] == ("check", "pkg/user.py:4 def check(x):")
+    assert not [text for _, text in source.values() if "unbox" in text or "return" in text]  # no code beyond a definition's line
     assert any(doc["location"].startswith("posts/p/") for doc in index["docs"])
+
+
+def test_the_outline_of_a_file_lists_its_definitions_where_the_package_uses_them_and_the_posts_that_quote_them(built):
+    outline = page(built, "source/pkg/core.py").css_first("details.series-src__outline")
+    rows = {li.css_first("a code").text(): li for li in outline.css("li")}
+    assert list(rows) == ["LIMIT", "primitive", "Box"]
+    assert rows["primitive"].css_first("a").attributes["href"] == "#L6"
+    uses = [(a.text(), a.attributes["href"]) for a in rows["primitive"].css("small a") if "posts/" not in a.attributes["href"]]
+    assert uses == [("pkg/deco.py:1", "../deco.py/#L1"), ("pkg/user.py:1", "../user.py/#L1")]
+    assert "pkg/deco.py:1 等 2 处" in rows["primitive"].text() and "pkg/user.py:1 等 2 处" in rows["primitive"].text()
+    section = page(built, "posts/p").css_first("h2").attributes["id"]
+    assert [(a.text(), a.attributes["href"]) for a in rows["primitive"].css("small a") if "posts/" in a.attributes["href"]] \
+        == [("第一篇 · 检查", f"../../../posts/p/#{section}")]
+    assert rows["LIMIT"].css("small a") == []  # used nowhere, quoted nowhere
 
 
 def test_without_source_pages_cards_link_to_github_and_nothing_is_generated(tmp_path):
@@ -412,7 +440,7 @@ def test_a_file_with_a_lone_carriage_return_keeps_its_lines_on_its_page_and_link
     index = cross_references(files, tmp_path)
     assert index.references["pkg/user.py"]  # the index has links for the file, on Python's lines
     html = LexborHTMLParser(str(sourcepages.code_html("pkg/user.py", LONE_CR, index, [], [], lambda p, n: p)))
-    assert [e.text() for e in html.css(".series-src__line")] == [line + "\n" for line in
+    assert [e.text() for e in html.css(".series-src__chunk > span")] == [line + "\n" for line in
                                                                  LONE_CR.replace("\r", "\u240d").split("\n")[:-1]]
     assert html.css("a.series-xref") == []
 
@@ -471,7 +499,7 @@ def test_a_file_over_the_size_the_site_highlights_is_plain_text_and_says_so(tmp_
         "这个文件有", str(len(long_user.splitlines())), "行，超过本站高亮并交叉引用的", "40", "行", "（extra.series.source_page_max_lines），因此以纯文本显示。"]
     for note in user.css(".series-src__note"):  # which posts quote a line: beside it, not of it
         note.decompose()
-    assert [e.text() for e in user.css(".series-src__line")] == [line + "\n" for line in long_user.splitlines()]
+    assert [e.text() for e in user.css(".series-src__chunk > span")] == [line + "\n" for line in long_user.splitlines()]
     assert user.css(".series-src a.series-xref, .series-src span.k, .series-src span.nf") == []
     core = page(out, "source/pkg/core.py")  # a file within the size: highlighted and linked as before
     assert core.css_first(".series-src__plain") is None and core.css(".series-src span.k")
@@ -503,3 +531,33 @@ def test_cross_references_are_the_same_from_workers_and_without_them(tmp_path, m
     monkeypatch.setattr(xref, "WORKER", "import sys; sys.exit(3)")
     assert xref._compute(files, "k") == in_workers
     assert in_workers.references["pkg/user.py"]
+
+
+USING = "from pkg.core import primitive, Box\nfrom pkg import user\n\n\nprint(primitive(Box), user.check)\n"
+WITH_EXPERIMENT = POST + '''
+## 实验
+
+[EXPERIMENT]
+File: experiments/use.py
+Purpose: 用包里的名字。
+
+```python
+print(primitive(Box), user.check)
+```
+'''
+
+
+def test_an_experiment_card_and_its_scripts_page_link_the_packages_names_to_their_definitions(tmp_path):
+    package = {"__init__.py": "", "core.py": CORE, "user.py": USER}
+    out = built_with_package(tmp_path, package, WITH_EXPERIMENT, _script=("experiments/use.py", USING))
+    card = LexborHTMLParser((out / "posts" / "p" / "index.html").read_text(encoding="utf-8")).css_first(".proof-card--experiment")
+    assert [(a.text(), a.attributes["href"]) for a in card.css("pre a.series-xref")] == [
+        ("primitive", "../../source/pkg/core.py/#L6"), ("Box", "../../source/pkg/core.py/#L11"),
+        ("user", "../../source/pkg/user.py/"), ("check", "../../source/pkg/user.py/#L4")]
+    script = page(out, "experiments/use")
+    assert [(a.text(), a.attributes["href"], a.attributes["data-tip"]) for a in script.css("pre a.series-xref")] == [
+        ("primitive", "../../source/pkg/core.py/#L6", "def primitive(f): — Wraps f."),
+        ("Box", "../../source/pkg/core.py/#L11", "class Box:"), ("pkg", "../../source/pkg/__init__.py/", "module pkg"),
+        ("user", "../../source/pkg/user.py/", "module user"), ("primitive", "../../source/pkg/core.py/#L6", "def primitive(f): — Wraps f."),
+        ("Box", "../../source/pkg/core.py/#L11", "class Box:"), ("user", "../../source/pkg/user.py/", "module user"),
+        ("check", "../../source/pkg/user.py/#L4", "def check(x):")]

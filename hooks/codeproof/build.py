@@ -6,6 +6,7 @@ reach here: a test drives a build without MkDocs."""
 
 from __future__ import annotations
 
+import json
 import time
 
 from html import escape
@@ -14,7 +15,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from codeproof.common.filesystem import shown_path
+from codeproof.common.filesystem import shown_path, write_atomically
 from codeproof.common.structure import Problem, report
 from codeproof.engine import Engine
 from codeproof.site import addresses
@@ -22,7 +23,7 @@ from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
-from codeproof.site import generated, guard, overview, sourcepages
+from codeproof.site import feeds, generated, guard, overview, sourcepages
 from codeproof.site.xref import PROGRESS_EVERY
 
 SCRIPT_TEMPLATE = "series-script.html"  # hooks/templates/: the theme templates of the pages the build adds
@@ -113,6 +114,10 @@ class SiteBuild:
     def page_content(self, src_uri: str, html: str, page_url: str, href) -> str:
         """A post's rendered HTML once the guard has read it: its problems in its place where it fails, else its
         cards' names linked to their definitions and the seal removed."""
+        sources = self.site.sources
+        if src_uri in self.site.script_pages and sources is not None:  # its names of the package, linked
+            path = self.site.script_pages[src_uri]["path"]
+            return sourcepages.link_script_page(html, path, self.site.scripts[path], sources, source_line(href))
         if src_uri not in self.proved:  # a page the build adds: no blocks
             return html
         parsed, proved = self.proved[src_uri]
@@ -126,6 +131,8 @@ class SiteBuild:
             self.quoted += generated.quoted_ranges(entry, proved.quoted, sourcepages.card_sections(html), baseline, sources)
         if sources is not None:  # after the guard: the links are the engine's, from the index
             html = sourcepages.link_post_cards(html, seal, proved.quoted, sources, baseline, page_url, source_line(href))
+            html = sourcepages.link_experiment_cards(html, seal, proved.tried, sources, self.site.scripts,
+                                                     source_line(href))
         return guard.unseal(html, seal)
 
     def page_context(self, src_uri: str, meta: dict, href) -> dict:
@@ -164,6 +171,20 @@ class SiteBuild:
             self.log(f"source pages: {done}/{len(self.site.source_pages)} highlighted and linked (then kept in the cache)")
             said = time.monotonic()
         self._rendering = (done, said)
+
+    def complete_outputs(self, site_dir: Path) -> None:
+        """What the build adds to files other plugins wrote: the search index and the JSON feeds."""
+        self.complete_search_index(site_dir / "search" / "search_index.json")
+        feeds.complete_json_feeds(site_dir)
+
+    def complete_search_index(self, index_file: Path) -> None:
+        """Add the package's files and definitions to the index Material's search wrote (its page text leaves
+        the source pages out): a reader finds `elementwise_grad` at its line."""
+        if self.site.sources is None or not index_file.is_file():
+            return
+        index = json.loads(index_file.read_text(encoding="utf-8"))
+        index["docs"] += sourcepages.search_entries(self.site.sources)
+        write_atomically(index_file, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
     def check_nav_titles(self, titles: list[str], config_file: Path) -> None:
         """The theme prints navigation titles as HTML on every page (the posts' are their front matter's)."""

@@ -29,6 +29,7 @@ class ProvedPage:
     warnings: list[Problem] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)  # script -> what it printed, where an [OUTPUT] verified it
     quoted: list[tuple[FileRef, Excerpt]] = field(default_factory=list)  # each verified REAL SOURCE card, in order
+    tried: list[tuple[str, Excerpt]] = field(default_factory=list)  # each verified EXPERIMENT card (script), in order
 
 
 class Engine:
@@ -77,6 +78,8 @@ class Engine:
                 proved.outputs[checked.block.fields["File"]] = "\n".join(normalize(checked.run.stdout))
             if checked.block.kind is BlockKind.SOURCE and checked.problem is None:
                 proved.quoted.append((self.ref_of(checked.block), checked.excerpt))
+            if checked.block.kind is BlockKind.EXPERIMENT and checked.problem is None:
+                proved.tried.append((checked.block.fields["File"], checked.excerpt))
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]

@@ -22,57 +22,209 @@ document$.subscribe(() => {
   }
 });
 
-// On a script's page or a source page, an address ending in #L15-L17 (where a card links) marks those lines
-// and scrolls to the first. (A source page's lines have the ids L<n>, and each quoted range an element with the
-// id L<a>-L<b>, so the address scrolls there without script too.)
-function markLines() {
-  const line = document.querySelector(".series-src") ? n => `L${n}` : n => `__span-0-${n}`;
+// Source pages and script pages, as on GitHub: a click on a line's number links the line (#L<n>); a shift-click
+// links the lines from the one linked before (#L<a>-L<b>); the control under the marked lines copies the
+// address. Addresses are read tolerantly: #l12, #L20-L12 and #L12-20 mark L12 to L20. (A source page's lines
+// have the ids L<n>, and each quoted range an element with the id L<a>-L<b>: those addresses scroll without script.)
+const LINES = /^#l(\d+)(?:-l?(\d+))?$/i;
+function lineId(n) {
+  return document.querySelector(".series-src") ? `L${n}` : `__span-0-${n}`;
+}
+function markedRange() {
+  const lines = location.hash.match(LINES);
+  if (!lines) return null;
+  const count = document.querySelectorAll(".series-src__chunk > span, [id^='__span-0-']").length;  // no more lines than it has
+  const [a, b] = [Number(lines[1]), Number(lines[2] || lines[1])];
+  return [Math.min(a, b), Math.min(Math.max(a, b), count)];
+}
+let permalink = null;  // the copy control, made once a page
+function markLines({scroll = true} = {}) {
   if (!document.querySelector(".series-script, .series-src")) return;
   for (const marked of document.querySelectorAll(".series-script__line")) marked.classList.remove("series-script__line");
-  const lines = location.hash.match(/^#L(\d+)(?:-L(\d+))?$/);
-  if (!lines) return;
-  const count = document.querySelectorAll(".series-src__line, [id^='__span-0-']").length;  // no more lines than it has
-  const [first, last] = [Number(lines[1]), Math.min(Number(lines[2] || lines[1]), count)];
-  for (let n = first; n <= last; n++) document.getElementById(line(n))?.classList.add("series-script__line");
-  document.getElementById(line(first))?.scrollIntoView({block: "center"});
+  permalink?.remove();
+  const range = markedRange();
+  if (!range) return;
+  const [first, last] = range;
+  const canonical = first === last ? `#L${first}` : `#L${first}-L${last}`;
+  if (location.hash !== canonical && !document.getElementById(location.hash.slice(1))) {
+    history.replaceState(history.state, "", canonical);
+  }
+  for (let n = first; n <= last; n++) document.getElementById(lineId(n))?.classList.add("series-script__line");
+  const start = document.getElementById(lineId(first)), end = document.getElementById(lineId(last));
+  if (!start || !end) return;
+  permalink ??= Object.assign(document.createElement("button"), {type: "button", className: "series-permalink"});
+  permalink.textContent = "复制链接";
+  permalink.setAttribute("aria-label", first === last ? `复制第 ${first} 行的链接` : `复制第 ${first}–${last} 行的链接`);
+  permalink.onclick = async () => {
+    await navigator.clipboard.writeText(location.href);
+    permalink.textContent = "已复制";
+  };
+  end.append(permalink);  // a row of its own under the marked lines: it hides no code
+  if (scroll) start.scrollIntoView({block: "center"});
 }
-document$.subscribe(markLines);
-window.addEventListener("hashchange", markLines);
+document$.subscribe(() => markLines());
+window.addEventListener("hashchange", () => markLines());
+let linkedBefore = null;  // the line a shift-click extends from
+document.addEventListener("click", event => {
+  const line = event.target.closest?.(".series-src__chunk > span");
+  if (!line || event.target.closest("a, button")) return;
+  const number = getComputedStyle(line, "::before");  // the line's number is drawn there
+  if (event.clientX - line.getBoundingClientRect().left > parseFloat(number.left) + parseFloat(number.width)) return;
+  const n = Number(line.dataset.n);
+  const [a, b] = event.shiftKey && linkedBefore ? [Math.min(linkedBefore, n), Math.max(linkedBefore, n)] : [n, n];
+  if (!event.shiftKey) linkedBefore = n;
+  history.pushState(history.state, "", a === b ? `#L${a}` : `#L${a}-L${b}`);
+  markLines({scroll: false});
+  event.preventDefault();
+});
+
+
+// A name linked to its definition (a.series-xref) carries a tip: the definition's line and docstring. A mouse
+// shows it on hover and the keyboard on focus (series.css); a screen reader hears it as the link's description;
+// a tap on a touch screen shows it, with a link to the definition, and a second tap on the name follows it.
+const tip = Object.assign(document.createElement("div"), {id: "series-tip", className: "series-tip", hidden: true});
+tip.setAttribute("role", "tooltip");
+document.body.append(tip);
+let tipFor = null;  // the name whose tip a tap showed
+function showTip(name, withLink) {
+  tip.replaceChildren(document.createTextNode(name.dataset.tip));
+  if (withLink) {
+    const go = Object.assign(document.createElement("a"), {href: name.href, textContent: "转到定义"});
+    tip.append(go);
+    const box = name.getBoundingClientRect();
+    tip.style.top = `${box.bottom + scrollY + 4}px`;
+    tip.style.left = `${Math.max(8, Math.min(box.left + scrollX, innerWidth - 288))}px`;
+    tip.hidden = false;
+  }
+  tipFor = withLink ? name : null;
+}
+document.addEventListener("focusin", event => {
+  const name = event.target.closest?.("a.series-xref");
+  if (!name) return;
+  name.setAttribute("aria-describedby", "series-tip");
+  if (tipFor !== name) showTip(name, false);
+});
+let touched = false;  // the click comes from a tap
+document.addEventListener("pointerdown", event => { touched = event.pointerType === "touch"; }, true);
+document.addEventListener("click", event => {
+  const name = event.target.closest?.("a.series-xref");
+  if (name && touched && tipFor !== name) {
+    event.preventDefault();
+    showTip(name, true);
+  } else if (!event.target.closest?.("#series-tip")) {
+    tip.hidden = true;
+    tipFor = null;
+  }
+});
+document.addEventListener("keydown", event => {
+  if (event.key === "Escape") { tip.hidden = true; tipFor = null; }
+});
 
 // Search results: the index separates Chinese words with zero-width spaces (Material's jieba segmentation),
 // which would be copied with a teaser; and a result with no term to highlight links with an empty ?h=.
 // Material ranks a page by how often it holds the query's words (for Chinese, the words jieba and its own
-// segmenter make of it), not by the phrase: the pages that hold the query as typed come first.
+// segmenter make of it), not by the phrase, and may miss a page whose words hold the phrase inside a longer one.
+// The rule here: the posts that hold the query as typed come first, then the other pages that hold it (scripts,
+// the package's definitions), then the rest, each in Material's order; a page that holds it and that Material
+// left out is added; and each page's teaser is the section that holds it.
 const results = document.querySelector(".md-search-result__list");
-let pageTexts = null;  // page address -> its text, from the search index the worker loaded (cached)
-async function loadPageTexts() {
+let sections = null;  // page address -> its sections [{url, title, text}], from the search index (loaded once)
+async function loadSections() {
   const index = await (await fetch(new URL("search/search_index.json", __md_scope))).json();
-  const texts = new Map();
+  const pages = new Map();
   for (const doc of index.docs) {
-    const page = new URL(doc.location, __md_scope);
+    const url = new URL(doc.location, __md_scope);
+    const page = new URL(url);
     page.hash = "";
-    texts.set(page.href, (texts.get(page.href) || "") + normalized(doc.title + " " + doc.text));
+    if (!pages.has(page.href)) pages.set(page.href, []);
+    pages.get(page.href).push({url: url.href, title: plain(doc.title), text: plain(doc.text)});
   }
-  return texts;
+  return pages;
 }
-function normalized(text) {
-  return text.replace(/<[^>]*>/g, "").replaceAll("\u200b", "").replace(/\s+/g, " ").toLowerCase();
+const parser = document.createElement("template");  // inert: nothing in it loads or runs
+function plain(html) {
+  parser.innerHTML = html;
+  return parser.content.textContent.replaceAll("\u200b", "").replace(/\s+/g, " ").trim();
 }
+function pageOf(link) {
+  const page = new URL(link.href);
+  page.hash = page.search = "";
+  return page.href;
+}
+function matching(page, query) {
+  return (sections.get(page) || []).find(s => `${s.title} ${s.text}`.toLowerCase().includes(query));
+}
+function snippet(text, query) {  // the words around the phrase, the phrase marked
+  const at = text.toLowerCase().indexOf(query);
+  const p = document.createElement("p");
+  if (at < 0) { p.textContent = text.slice(0, 120); return p; }
+  const mark = Object.assign(document.createElement("mark"), {textContent: text.slice(at, at + query.length)});
+  p.append((at > 40 ? "…" : "") + text.slice(Math.max(0, at - 40), at), mark, text.slice(at + query.length, at + query.length + 80));
+  return p;
+}
+function sectionLink(section, query, title) {  // a section as Material lists one: its title, the words matched
+  const link = Object.assign(document.createElement("a"), {href: section.url, className: "md-search-result__link"});
+  link.tabIndex = -1;
+  const article = Object.assign(document.createElement("article"), {className: "md-search-result__article md-typeset"});
+  if (title) article.append(Object.assign(document.createElement("h1"), {textContent: title}));
+  if (section.title !== title) article.append(Object.assign(document.createElement("h2"), {textContent: section.title}));
+  article.append(snippet(section.text, query));
+  link.append(article);
+  return link;
+}
+function addedItem(page, section, query) {  // a page Material left out, as Material lists one
+  const item = Object.assign(document.createElement("li"), {className: "md-search-result__item"});
+  item.dataset.seriesAdded = page;
+  item.append(sectionLink(section, query, (sections.get(page) || [section])[0].title));
+  return item;
+}
+function teaserFirst(item, page, query) {  // the item's first link after its title: a section that holds the phrase
+  const links = [...item.querySelectorAll("a.md-search-result__link")];
+  if (item.dataset.seriesAdded || links[0].textContent.replaceAll("\u200b", "").toLowerCase().includes(query)) return;
+  const named = link => link.querySelector("h2")?.textContent.toLowerCase() === query;  // a definition of that name
+  let holding = links.slice(1).find(named)
+    || links.slice(1).find(link => link.textContent.replaceAll("\u200b", "").toLowerCase().includes(query));
+  if (!holding) {  // Material left that section out: it is added from the index
+    const section = matching(page, query);
+    if (!section) return;
+    holding = sectionLink(section, query);
+  }
+  if (holding !== links[1]) links[0].after(holding);
+  // A page listed by its title alone (a source page: its definitions are its sections) leads to that section.
+  if (!links[0].querySelector("article > :not(h1, .md-search-result__icon)")) links[0].href = holding.href;
+}
+let settling = false, again = false;  // one pass at a time; a change during a pass makes another
 async function phraseFirst() {
-  const query = normalized(document.querySelector(".md-search__input")?.value || "").trim();
+  const query = (document.querySelector(".md-search__input")?.value || "").replace(/\s+/g, " ").trim().toLowerCase();
   if (query.length < 2) return;
-  pageTexts ??= await loadPageTexts();
-  const items = [...results.children];
-  const holds = item => {
-    const link = item.querySelector("a");
-    if (!link) return false;
-    const page = new URL(link.href);
-    page.hash = page.search = "";
-    return (pageTexts.get(page.href) || "").includes(query);
-  };
-  const ordered = [...items.filter(holds), ...items.filter(item => !holds(item))];
-  if (ordered.some((item, n) => item !== items[n])) results.append(...ordered);  // moves them; no change, no move
-  results.dataset.phraseFirst = query;  // the order is settled for this query
+  if (settling) { again = true; return; }
+  settling = true;
+  try {
+    sections ??= await loadSections();
+    const listed = new Map();
+    for (const item of results.children) {
+      const link = item.querySelector("a");
+      if (!link) continue;
+      const page = pageOf(link);
+      if (item.dataset.seriesAdded && listed.has(page)) item.remove();  // Material lists it now
+      else if (!listed.has(page)) listed.set(page, item);
+    }
+    for (const [page, section] of [...sections.keys()].map(page => [page, matching(page, query)])) {
+      if (section && !listed.has(page)) listed.set(page, addedItem(page, section, query));
+    }
+    const posts = new URL("posts/", __md_scope).pathname;
+    const tier = page => !matching(page, query) ? 2 : new URL(page).pathname.startsWith(posts) ? 0 : 1;
+    const items = [...listed.entries()];
+    const ordered = [0, 1, 2].flatMap(n => items.filter(([page]) => tier(page) === n)).map(([, item]) => item);
+    for (const [page, item] of items) teaserFirst(item, page, query);
+    if (ordered.some((item, n) => item !== results.children[n])) results.append(...ordered);  // no change, no move
+    const meta = document.querySelector(".md-search-result__meta");
+    if (meta && ordered.some(item => item.dataset.seriesAdded)) meta.textContent = `${ordered.length} 个符合条件的结果`;
+    results.dataset.phraseFirst = query;  // the order is settled for this query
+  } finally {
+    settling = false;
+  }
+  if (again) { again = false; phraseFirst(); }
 }
 if (results) {
   new MutationObserver(() => {
@@ -86,6 +238,8 @@ if (results) {
     }
     phraseFirst();
   }).observe(results, {childList: true, subtree: true});
+  // A query Material finds nothing for changes no result: the pages that hold it as typed are added after it.
+  document.querySelector(".md-search__input")?.addEventListener("input", () => setTimeout(phraseFirst, 300));
 }
 
 // Code wraps by default (series.css); a reader may switch wrapping off (the code then scrolls sideways), for

@@ -32,6 +32,7 @@ class Generated:
 class GeneratedSite:
     files: list[Generated] = field(default_factory=list)
     script_pages: dict[str, dict] = field(default_factory=dict)  # src_uri -> what its template shows
+    scripts: dict[str, str] = field(default_factory=dict)  # each published script's path -> its text
     source_pages: dict[str, str] = field(default_factory=dict)  # src_uri -> the upstream path it shows
     archive: Archive | None = None
     sources: sourcepages.SourceSite | None = None  # the package's files at the pin and their cross-references
@@ -90,6 +91,7 @@ def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], pu
         site.files.append(Generated(ROBOTS, f"User-agent: *\nAllow: /\n\nSitemap: {site_url.rstrip('/')}/sitemap.xml\n"))
     for resource in (r for r in published if r.is_script):
         site.files.append(Generated(resource.path, resource.data))  # the bytes read, not the path
+        site.scripts[resource.path] = resource.data.decode("utf-8", "replace")
         src = addresses.script_page_src(resource.path)
         site.script_pages[src] = {
             "path": resource.path, "name": resource.path.rsplit("/", 1)[-1],
@@ -100,7 +102,8 @@ def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], pu
     site.files.append(Generated(resources.ARCHIVE_URL, site.archive.data))
     if engine.series.source_pages:  # the quoted package at the pin, a page per file (the map in the nav)
         try:
-            site.sources = sourcepages.source_site(engine.store, engine.series, parsed.values(), log)
+            scripts = {r.path: r.data for r in published if r.is_script}
+            site.sources = sourcepages.source_site(engine.store, engine.series, parsed.values(), log, scripts)
         except SourceError as error:
             site.problems.append(Problem(config_name, 1, f"the source pages: {error}", hint=error.hint))
     if site.sources is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 import textwrap
 
+from markupsafe import Markup, escape
 
 from codeproof.common.fences import fence
 from codeproof.common.markers import CARD_LABELS
@@ -30,6 +31,11 @@ def _render(template: str, seal: str, **values) -> str:
     return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, label=label, **values)
 
 
+def _copied(excerpt: Excerpt) -> Markup:
+    """The quoted lines as an attribute's value, on one line of HTML (a card's head must stay one HTML block)."""
+    return Markup(str(escape(excerpt.text)).replace("\r", "&#13;").replace("\n", "&#10;"))
+
+
 def _code_fence(kind: BlockKind, excerpt: Excerpt, dedent: bool) -> str:
     """The quote as its card shows it, numbered with the file's lines. `dedent` removes the indentation its
     lines share (blank lines, whatever spaces they hold, share any), so a quote from deep inside a function
@@ -46,6 +52,7 @@ def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str, dedent: 
         "source_card.html", seal, kind=BlockKind.SOURCE, css="source", ref=ref, symbol=symbol, excerpt=excerpt, onsite=onsite,
         permalink=f"{base}/blob/{ref.commit}/{ref.path}#L{excerpt.first}-L{excerpt.last}",
         commit_url=f"{base}/commit/{ref.commit}", fence=_code_fence(BlockKind.SOURCE, excerpt, dedent),
+        copy=_copied(excerpt),
     )
 
 
@@ -56,6 +63,7 @@ def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, se
         "experiment_card.html", seal, kind=BlockKind.EXPERIMENT, css="experiment", path=path,
         page_url=f"{page_url}#L{excerpt.first}-L{excerpt.last}",
         purpose=purpose, excerpt=excerpt, fence=_code_fence(BlockKind.EXPERIMENT, excerpt, dedent),
+        copy=_copied(excerpt),
     )
 
 

@@ -23,11 +23,12 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.series.config import Series, in_ci
 from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_card_names
 from codeproof.site.render import SEAL_ATTRIBUTE
+from codeproof.site import addresses
 from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
 from codeproof.common.structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost
-from codeproof.site.xref import XrefIndex, cross_references
+from codeproof.site.xref import MODULE, Reference, XrefIndex, cross_references, script_references
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Note:
 MAP_URL = f"{SOURCE_ROOT}/"
 
 
-RENDERING = 6  # of code_html: a change of its output changes this, so no page is taken from an older cache
+RENDERING = 8  # of code_html: a change of its output changes this, so no page is taken from an older cache
 
 
 def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link,
@@ -94,8 +95,8 @@ def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange],
         anchors = "".join(f'<span id="{anchor}"></span>' for anchor in sorted(starts.get(number, ())))
         said = "".join(f'<a class="series-src__note" href="{_attribute(note.url)}">{_text(note.text)}</a>'
                        for note in notes_at.get(number, ()))
-        css = "series-src__line series-src__line--quoted" if number in quoted_lines else "series-src__line"
-        out.append(f'<span class="{css}" id="L{number}" data-n="{number}">{anchors}{body}{said}\n</span>')
+        css = ' class="series-src__quoted"' if number in quoted_lines else ""  # a line is any span a chunk holds
+        out.append(f'<span{css} id="L{number}" data-n="{number}">{anchors}{body}\n{said}</span>')
     return Markup("".join(f'<span class="series-src__chunk">{"".join(out[at:at + CHUNK])}</span>'
                           for at in range(0, len(out), CHUNK)))
 
@@ -142,7 +143,7 @@ def used_definitions(index: XrefIndex, ranges: list[QuotedRange]) -> dict[tuple[
     used: dict[tuple[str, int], list[QuotedRange]] = {}
     for quoted in ranges:
         for reference in index.references.get(quoted.path, []):
-            if quoted.first <= reference.line <= quoted.last:
+            if quoted.first <= reference.line <= quoted.last and reference.target_line != MODULE:
                 places = used.setdefault((reference.path, reference.target_line), [])
                 if quoted not in places:
                     places.append(quoted)
@@ -158,7 +159,22 @@ class SourceSite:
     files: dict[str, bytes]
     index: XrefIndex
     max_lines: int = 20_000  # over this, a file's page is plain text (Series.source_page_max_lines)
+    scripts: dict[str, list[Reference]] = field(default_factory=dict)  # an experiment script -> its names of the package
     _used: dict = field(default_factory=dict, compare=False, repr=False)  # quotes -> used_definitions of them
+    _uses: dict = field(default_factory=dict, compare=False, repr=False)  # what uses() gives, once made
+
+    def uses(self) -> dict[tuple[str, int], list[tuple[str, int, int]]]:
+        """(file, line) of each definition -> where the package uses it: (file, first line, how many times) for
+        each file that does, worked out once for the build."""
+        if not self._uses:
+            found: dict[tuple[str, int], dict[str, list[int]]] = {}
+            for path, references in sorted(self.index.references.items()):
+                for reference in references:
+                    at = found.setdefault((reference.path, reference.target_line), {}).setdefault(path, [])
+                    at.append(reference.line)
+            self._uses.update({target: [(path, min(lines), len(lines)) for path, lines in files.items()]
+                               for target, files in found.items()})
+        return self._uses
 
     def used_definitions(self, quoted: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
         """used_definitions of the build's quotes, worked out once for all the source pages of the build."""
@@ -168,10 +184,11 @@ class SourceSite:
         return self._used[key]
 
 
-def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost], log) -> SourceSite:
+def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost], log,
+                scripts: dict[str, bytes] | None = None) -> SourceSite:
     """Every file of the folders the posts quote at the baseline (autograd/ for autograd/core.py), from the
-    pinned archive or git, each locked file proven against the lock; and their cross-references.
-    SourceError when they cannot be had."""
+    pinned archive or git, each locked file proven against the lock; their cross-references, and those of the
+    experiment `scripts` (path -> bytes) to them. SourceError when they cannot be had."""
     folders = sorted({block.fields["File"].split("/", 1)[0] for post in posts for block in post.blocks
                       if block.kind is BlockKind.SOURCE and "/" in block.fields.get("File", "")
                       and block.follows_baseline})
@@ -179,7 +196,9 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     for folder in folders:
         files.update(store.tree(series.baseline.repo, series.baseline.commit, folder))
     indexed = {path: data for path, data in files.items() if not too_long(data, series.source_page_max_lines)}
-    return SourceSite(files, cross_references(indexed, series.cache_dir, log), series.source_page_max_lines)
+    index = cross_references(indexed, series.cache_dir, log)
+    return SourceSite(files, index, series.source_page_max_lines,
+                      script_references(scripts or {}, index, indexed, series.cache_dir, log))
 
 
 def too_long(data: bytes, max_lines: int) -> bool:
@@ -199,6 +218,20 @@ def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]],
              if baseline.holds(ref) and ref.path in site.files else None
              for ref, excerpt in quoted]
     return link_card_names(html, f'<div class="proof-card proof-card--source" {SEAL_ATTRIBUTE}="{seal}"', cards)
+
+
+def link_experiment_cards(html: str, seal: str, tried: list[tuple[str, Excerpt]], site: SourceSite, scripts: dict[str, str],
+                          link) -> str:
+    """A rendered post, still sealed, with the package's names in its EXPERIMENT cards linked to their
+    definitions. `tried` is the page's verified cards in order; `scripts` the scripts' texts by path."""
+    cards = [(scripts[path], excerpt.first, NameLinks(site.scripts.get(path, []), link))
+             if path in scripts else None for path, excerpt in tried]
+    return link_card_names(html, f'<div class="proof-card proof-card--experiment" {SEAL_ATTRIBUTE}="{seal}"', cards)
+
+
+def link_script_page(html: str, path: str, text: str, site: SourceSite, link) -> str:
+    """A script's page with the package's names in its code linked (its one code block, from line 1)."""
+    return link_card_names(html, "", [(text, 1, NameLinks(site.scripts.get(path, []), link))])
 
 
 def card_sections(html: str) -> list[tuple[str, str]]:
@@ -233,8 +266,17 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
         if where == path:
             notes += [Note(line, f"被引用于 {q.post} · {q.section}" if q.section else f"被引用于 {q.post}", section(q))
                       for q in users if not (q.path == path and q.first <= line <= q.last)]
+    quoting = site.used_definitions(quoted)
+    outline = [{"name": d.name, "first": d.first,
+                "uses": [(f"{where}:{line}" if where != path else f"L{line}", link(where, line), count)
+                         for where, line, count in site.uses().get((path, d.first), [])],
+                "posts": list(dict.fromkeys((f"{q.post} · {q.section}" if q.section else q.post, section(q))
+                                            for q in quoting.get((path, d.first), [])
+                                            + [q for q in ranges if q.first <= d.first <= q.last]))}
+               for d in site.index.definitions.get(path, [])]
     return {
         "path": path, "commit": baseline.commit, "repo": baseline.repo, "version": baseline.version,
+        "outline": outline,
         "github": f"https://github.com/{baseline.repo}/blob/{baseline.commit}/{path}",
         "raw": page_link(source_raw_src(path)), "map": page_link(MAP_URL),
         "ranges": [(q, f"#L{q.first}-L{q.last}", section(q)) for q in sorted(ranges, key=lambda q: q.first)],
@@ -294,3 +336,17 @@ def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> d
         files.append({"path": path, "url": url, "lines": total, "quoted": len(lines),
                       "share": round(100 * len(lines) / total), "symbols": symbols})
     return {"files": files, "repo": baseline.repo, "commit": baseline.commit, "version": baseline.version}
+
+
+def search_entries(site: SourceSite) -> list[dict]:
+    """What the site's search holds of the package, in Material's index format (its text is HTML, so escaped):
+    each file's page by its path, and as its sections each top-level definition by its name, leading to its
+    line, with its file and the line that defines it. Not the code itself, which would drown the posts."""
+    entries = []
+    for path in sorted(p for p in site.files if p.endswith(".py")):
+        url, lines = addresses.source_page_url(path), site.files[path].decode("utf-8", "replace").split("\n")
+        entries.append({"location": url, "title": _text(path), "text": ""})  # Material lists sections under their page
+        entries += [{"location": f"{url}#L{d.first}", "title": _text(d.name),
+                     "text": _text(f"{path}:{d.first} " + (lines[d.first - 1].strip() if d.first <= len(lines) else ""))}
+                    for d in site.index.definitions.get(path, [])]
+    return entries

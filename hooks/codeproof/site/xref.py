@@ -40,7 +40,7 @@ class Reference:
     column: int
     length: int
     path: str
-    target_line: int
+    target_line: int  # MODULE for a module (`anp` of `import autograd.numpy.numpy_wrapper as anp`): its page
     tip: str  # its signature and the first line of its docstring
 
 
@@ -61,7 +61,8 @@ class XrefIndex:
 
 
 LINKED_TYPES = ("function", "class", "module")
-INDEXING = 3  # of _compute: a change of what it finds changes this, so no index is taken from an older cache
+MODULE = 0  # the target line of a name that is a module: its page, not a line of it
+INDEXING = 4  # of _compute: a change of what it finds changes this, so no index is taken from an older cache
 TIP_CHARS = 160  # of a signature and docstring line, shown in a tooltip
 # (cache folder, key) -> index: read or computed once per process (serve builds again), as the folder keeps it
 _INDEXES: dict[tuple[Path, str], XrefIndex] = {}
@@ -95,6 +96,37 @@ def cross_references(files: dict[str, bytes], cache_dir: Path, log=lambda messag
     for cached in places:
         _keep(cached, secret, json.dumps(_to_json(index), ensure_ascii=False).encode("utf-8"))
     return index
+
+
+def script_references(scripts: dict[str, bytes], package: XrefIndex, files: dict[str, bytes], cache_dir: Path,
+                      log=lambda message: None) -> dict[str, list[Reference]]:
+    """The references of experiment scripts (path -> bytes) to the package (`files`, indexed as `package`):
+    `from autograd.extend import defvjp` and `defvjp(...)` lead to core.py's defvjp, through the re-export, as
+    jedi follows it. Kept, signed, under the clone's cache by the package's key and the scripts' bytes (an edited
+    script is resolved again); CI computes them afresh."""
+    if not scripts:
+        return {}
+    key = hashlib.sha256(f"{INDEXING}\n{package.key}\n".encode() + "".join(
+        f"{p}\0{git_blob_sha1(d)}\n" for p, d in sorted(scripts.items())).encode()).hexdigest()
+    kept, secret = cache_dir / "xref" / f"scripts-{key}.json", secret_or_none()
+    data = None if in_ci() else read_signed(kept, secret)
+    if data is not None:
+        try:
+            return {p: [_typed(Reference, r) for r in refs] for p, refs in json.loads(data.decode("utf-8")).items()}
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            pass  # a damaged cache is computed again
+    log(f"cross-referencing {len(scripts)} experiment scripts with jedi")
+    sources = {path: data for path, data in files.items() if path.endswith(".py")}
+    with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
+        root = Path(tmp).resolve()
+        for path, data in {**sources, **scripts}.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(data)
+        found = _references(root, sorted(scripts))
+    references = {path: [r for r in refs if r.path in sources] for path, refs in found.items()}  # the package's
+    _keep(kept, secret, json.dumps({p: [list(r.__dict__.values()) for r in refs] for p, refs in references.items()},
+                                   ensure_ascii=False).encode("utf-8"))
+    return references
 
 
 def _keep(path: Path, secret: bytes | None, data: bytes) -> None:
@@ -203,7 +235,7 @@ def _references(root: Path, paths: list[str], project: jedi.Project | None = Non
                 continue
             found[path].append(Reference(
                 name.line, name.column, len(name.name), Path(target.module_path).resolve().relative_to(root).as_posix(),
-                target.line, _tip(target, tips)))
+                MODULE if target.type == "module" else target.line, _tip(target, tips)))
     return found
 
 
