@@ -3,7 +3,7 @@
 Lighthouse is not a test dependency: install the pinned version once, anywhere, and point to it:
     npm i -E --prefix /tmp/lh lighthouse@12.2.3
     .venv/bin/python bench/lighthouse.py --lighthouse /tmp/lh/node_modules/.bin/lighthouse [--site site]
-Prints, for the overview, each post and the largest source page, on a phone (Lighthouse's mobile preset with its
+Prints, for the overview, each post, the largest source page, the package map and a script page, on a phone (Lighthouse's mobile preset with its
 simulated throttling) and, with --desktop, on a desktop: performance, accessibility, best practices and SEO and the
 total blocking time, each the median of --runs runs (3).
 """
@@ -90,8 +90,10 @@ def main() -> int:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}{prefix}"
     largest = max((args.site / "source").rglob("index.html"), key=lambda p: p.stat().st_size)
+    script = min((args.site / "experiments").glob("*/index.html"))
     pages = args.page or ([""] + sorted(f"posts/{p.parent.name}/" for p in (args.site / "posts").glob("*/index.html"))
-                          + [largest.parent.relative_to(args.site).as_posix() + "/"])
+                          + [largest.parent.relative_to(args.site).as_posix() + "/", "source/",
+                             script.parent.relative_to(args.site).as_posix() + "/"])
     columns = CATEGORIES + ("tbt_ms",)
     print(f"{'page':<44} {'form':<8} " + " ".join(f"{c:>15}" for c in columns), flush=True)
     try:

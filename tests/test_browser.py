@@ -205,14 +205,20 @@ def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(browser, 
     assert {href: v for href, v in found.items() if v} == {}
 
 
+AXE_PARTS = 4  # the site's pages in this many tests a width, so the test workers share them evenly
+
+
+@pytest.mark.parametrize("part", range(AXE_PARTS))
 @pytest.mark.parametrize("width", [1280, 375])
-def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, built, base_url, width):
-    """axe-core (pinned in package.json) on every page of the site at this width, in the light colour scheme
-    and then in the dark one, switched as a reader's system switches it (one load a page for both)."""
+def test_no_page_has_a_serious_or_critical_accessibility_violation(browser, built, base_url, width, part):
+    """axe-core (pinned in package.json) on every page of the site at this width (a part of them in each
+    test), in the light colour scheme and then in the dark one, switched as a reader's system switches it (one
+    load a page for both)."""
     assert AXE.is_file(), f"{AXE} is missing: run `npm ci` (./dev.sh test and .ci/run do)"
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
     found = {}
-    for path in pages(built):
+    assert len(pages(built)) >= AXE_PARTS
+    for path in pages(built)[part::AXE_PARTS]:
         page = context.new_page()
         page.goto(base_url + path, wait_until="load")
         for scheme in ("light", "dark"):

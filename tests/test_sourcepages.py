@@ -433,6 +433,10 @@ def test_a_file_whose_name_holds_url_signs_is_reached_by_every_link_to_it(tmp_pa
         [out / "source" / "pkg" / "core.py" / "index.html"]
     assert ODD_NAME in [str(reached("source/", a.attributes["href"]).relative_to(out / "source").parent)
                         for a in page(out, "source").css(".series-map > li > a")]
+    index = json.loads((out / "search" / "search_index.json").read_text(encoding="utf-8"))
+    found = [doc["location"] for doc in index["docs"] if doc["title"] == "twice"]  # search leads to it too
+    assert [(reached("", location), urlsplit(location).fragment) for location in found] == \
+        [(out / "source" / ODD_NAME / "index.html", "L4")]
 
 
 def test_a_file_with_a_lone_carriage_return_keeps_its_lines_on_its_page_and_links_nothing(tmp_path):

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from markupsafe import Markup
 from pygments.lexers import PythonLexer
@@ -344,7 +345,8 @@ def search_entries(site: SourceSite) -> list[dict]:
     line, with its file and the line that defines it. Not the code itself, which would drown the posts."""
     entries = []
     for path in sorted(p for p in site.files if p.endswith(".py")):
-        url, lines = addresses.source_page_url(path), site.files[path].decode("utf-8", "replace").split("\n")
+        # percent-encoded: an upstream file's name may hold #, ? or % (the site's other links to it are as well)
+        url, lines = quote(addresses.source_page_url(path)), site.files[path].decode("utf-8", "replace").split("\n")
         entries.append({"location": url, "title": _text(path), "text": ""})  # Material lists sections under their page
         entries += [{"location": f"{url}#L{d.first}", "title": _text(d.name),
                      "text": _text(f"{path}:{d.first} " + (lines[d.first - 1].strip() if d.first <= len(lines) else ""))}
