@@ -463,6 +463,12 @@ def test_a_click_on_a_line_number_links_the_line_a_shift_click_a_range_and_the_c
     context.close()
 
 
+def test_an_address_past_the_last_line_marks_nothing(visit, base_url, built):
+    url, _ = source_page(built, base_url)
+    page = visit(url + "#L99999").page
+    assert page.locator(".series-script__line").count() == 0 and page.evaluate("location.hash") == "#L99999"
+
+
 @pytest.mark.parametrize("address, marked", [("#l4", (4, 4)), ("#L6-L4", (4, 6)), ("#L4-6", (4, 6)), ("#l4-l6", (4, 6))])
 def test_a_line_address_is_read_tolerantly_and_written_back_plainly(visit, base_url, built, address, marked):
     url, _ = source_page(built, base_url)
@@ -550,6 +556,18 @@ FIRST_RESULTS = [
     ("check_grads", {"source/autograd/test_util.py/#L63"}),
     ("unbroadcast_f", {"source/autograd/numpy/numpy_vjps.py/#L895"}),
 ]
+
+
+def test_a_query_across_a_definitions_name_and_its_file_settles(visit, base_url):
+    """A section series.js adds to a result is settled once: it never adds another (found looping)."""
+    query = "grad autograd/differential_operators.py"
+    v = visit(f"{base_url}?q={quote(query)}")
+    v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query}"]', timeout=15000)
+    v.page.wait_for_timeout(500)
+    count = v.page.evaluate("document.querySelectorAll('.md-search-result__link').length")  # answers: no busy loop
+    v.page.wait_for_timeout(500)
+    assert v.page.evaluate("document.querySelectorAll('.md-search-result__link').length") == count
+    assert v.errors == []
 
 
 def first_result_problem(page, base_url: str, query: str, expected: set[str], holders: set[str]):

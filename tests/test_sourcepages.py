@@ -17,6 +17,7 @@ from codeproof.site import sourcepages
 from codeproof.site import xref
 from codeproof.__main__ import main as codeproof
 from codeproof.site.namelinks import NameLinks, link_card_names
+from codeproof.site.render import SEAL_ATTRIBUTE, copied_lines
 from codeproof.site.sourcepages import Note, SourceSite, link_post_cards
 from codeproof.series.config import Baseline
 from codeproof.common.structure import Excerpt, FileRef
@@ -565,3 +566,34 @@ def test_an_experiment_card_and_its_scripts_page_link_the_packages_names_to_thei
         ("user", "../../source/pkg/user.py/", "module user"), ("primitive", "../../source/pkg/core.py/#L6", "def primitive(f): — Wraps f."),
         ("Box", "../../source/pkg/core.py/#L11", "class Box:"), ("user", "../../source/pkg/user.py/", "module user"),
         ("check", "../../source/pkg/user.py/#L4", "def check(x):")]
+
+
+ODD_TEXT = 'def odd():\n    s = "a\tb &amp; </div></pre> <x> \'q\'"\n    return s\n'
+ODD_TEXT_POST = POST.replace('''## 内部''', '''## 字符
+
+[REAL SOURCE]
+File: pkg/text.py
+Symbol: odd
+
+```python
+    s = "a\tb &amp; </div></pre> <x> 'q'"
+    return s
+```
+
+## 内部''')
+
+
+def test_a_cards_copy_gives_its_lines_exactly_tabs_entities_and_markup_included(tmp_path):
+    package = {"__init__.py": "", "core.py": CORE, "user.py": USER, "text.py": ODD_TEXT}
+    out = built_with_package(tmp_path, package, ODD_TEXT_POST)
+    cards = page(out, "posts/p").css(".proof-card--source")
+    copies = [card.attributes["data-copy"] for card in cards]  # as a browser reads the attribute
+    assert copies[1] == "\n".join(ODD_TEXT.split("\n")[1:3])
+    assert copies[0] == "\n".join(USER.split("\n")[3:6]) and len(cards) == 3
+
+
+def test_a_copied_quote_keeps_a_carriage_return_which_html_parsing_would_turn_into_a_newline():
+    page_html = f'<div class="proof-card proof-card--experiment" {SEAL_ATTRIBUTE}="s"><pre>x</pre></div>'
+    text = "a = 1\r\n\tb = '&lt;'\n"
+    shown = copied_lines(page_html, "s", [("experiment", Excerpt(text=text, first=1, last=2))])
+    assert LexborHTMLParser(shown).css_first("div").attributes["data-copy"] == text

@@ -23,7 +23,7 @@ from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
-from codeproof.site import feeds, generated, guard, overview, sourcepages
+from codeproof.site import feeds, generated, guard, overview, render, sourcepages
 from codeproof.site.xref import PROGRESS_EVERY
 
 SCRIPT_TEMPLATE = "series-script.html"  # hooks/templates/: the theme templates of the pages the build adds
@@ -129,6 +129,8 @@ class SiteBuild:
         entry = self.series.post_at(src_uri)
         if entry and sources is not None:  # where the source pages say this post quotes their lines
             self.quoted += generated.quoted_ranges(entry, proved.quoted, sourcepages.card_sections(html), baseline, sources)
+        html = render.copied_lines(html, seal, [("source", excerpt) for _, excerpt in proved.quoted]
+                                   + [("experiment", excerpt) for _, excerpt in proved.tried])
         if sources is not None:  # after the guard: the links are the engine's, from the index
             html = sourcepages.link_post_cards(html, seal, proved.quoted, sources, baseline, page_url, source_line(href))
             html = sourcepages.link_experiment_cards(html, seal, proved.tried, sources, self.site.scripts,

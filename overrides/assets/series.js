@@ -35,6 +35,7 @@ function markedRange() {
   if (!lines) return null;
   const count = document.querySelectorAll(".series-src__chunk > span, [id^='__span-0-']").length;  // no more lines than it has
   const [a, b] = [Number(lines[1]), Number(lines[2] || lines[1])];
+  if (Math.min(a, b) < 1 || Math.min(a, b) > count) return null;  // no such line
   return [Math.min(a, b), Math.min(Math.max(a, b), count)];
 }
 let permalink = null;  // the copy control, made once a page
@@ -73,6 +74,7 @@ document.addEventListener("click", event => {
   const n = Number(line.dataset.n);
   const [a, b] = event.shiftKey && linkedBefore ? [Math.min(linkedBefore, n), Math.max(linkedBefore, n)] : [n, n];
   if (!event.shiftKey) linkedBefore = n;
+  else getSelection().removeAllRanges();  // a shift-click selects text too: the range is the lines, not a selection
   history.pushState(history.state, "", a === b ? `#L${a}` : `#L${a}-L${b}`);
   markLines({scroll: false});
   event.preventDefault();
@@ -180,7 +182,9 @@ function addedItem(page, section, query) {  // a page Material left out, as Mate
 }
 function teaserFirst(item, page, query) {  // the item's first link after its title: a section that holds the phrase
   const links = [...item.querySelectorAll("a.md-search-result__link")];
-  if (item.dataset.seriesAdded || links[0].textContent.replaceAll("\u200b", "").toLowerCase().includes(query)) return;
+  if (item.dataset.seriesAdded || item.dataset.seriesTeaser === query) return;  // settled: each item once a query
+  item.dataset.seriesTeaser = query;
+  if (links[0].textContent.replaceAll("\u200b", "").toLowerCase().includes(query)) return;
   const named = link => link.querySelector("h2")?.textContent.toLowerCase() === query;  // a definition of that name
   let holding = links.slice(1).find(named)
     || links.slice(1).find(link => link.textContent.replaceAll("\u200b", "").toLowerCase().includes(query));

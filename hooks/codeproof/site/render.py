@@ -8,10 +8,9 @@ first line number; the fence is the one value passed to a template as it is (Mar
 
 from __future__ import annotations
 
+import html
 import secrets
 import textwrap
-
-from markupsafe import Markup, escape
 
 from codeproof.common.fences import fence
 from codeproof.common.markers import CARD_LABELS
@@ -31,9 +30,27 @@ def _render(template: str, seal: str, **values) -> str:
     return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, label=label, **values)
 
 
-def _copied(excerpt: Excerpt) -> Markup:
-    """The quoted lines as an attribute's value, on one line of HTML (a card's head must stay one HTML block)."""
-    return Markup(str(escape(excerpt.text)).replace("\r", "&#13;").replace("\n", "&#10;"))
+def copied_lines(html: str, seal: str, cards: list[tuple[str, Excerpt]]) -> str:
+    """A rendered page, still sealed, whose quote cards give their copy button the quoted lines as in the file
+    (`data-copy`, which Material's copy button takes), indentation included: what a quote of them must hold.
+    `cards` is each verified quote card's kind ("source", "experiment") and lines, in the page's order per kind.
+    Added to the HTML after Markdown, which would expand tabs and entities in an attribute it reads."""
+    pieces, at = [], {kind: 0 for kind, _ in cards}
+    for kind, excerpt in cards:
+        opening = f'<div class="proof-card proof-card--{kind}" {SEAL_ATTRIBUTE}="{seal}"'
+        start = html.find(opening, at[kind])
+        if start < 0:
+            break
+        at[kind] = start + len(opening)
+        pieces.append((at[kind], f' data-copy="{_attribute_text(excerpt.text)}"'))
+    for where, attribute in sorted(pieces, reverse=True):
+        html = html[:where] + attribute + html[where:]
+    return html
+
+
+def _attribute_text(text: str) -> str:
+    """Text as an attribute's value that a browser reads back exactly: the HTML parser would turn a CR into LF."""
+    return html.escape(text, quote=True).replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#9;")
 
 
 def _code_fence(kind: BlockKind, excerpt: Excerpt, dedent: bool) -> str:
@@ -52,7 +69,6 @@ def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str, dedent: 
         "source_card.html", seal, kind=BlockKind.SOURCE, css="source", ref=ref, symbol=symbol, excerpt=excerpt, onsite=onsite,
         permalink=f"{base}/blob/{ref.commit}/{ref.path}#L{excerpt.first}-L{excerpt.last}",
         commit_url=f"{base}/commit/{ref.commit}", fence=_code_fence(BlockKind.SOURCE, excerpt, dedent),
-        copy=_copied(excerpt),
     )
 
 
@@ -63,7 +79,6 @@ def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, se
         "experiment_card.html", seal, kind=BlockKind.EXPERIMENT, css="experiment", path=path,
         page_url=f"{page_url}#L{excerpt.first}-L{excerpt.last}",
         purpose=purpose, excerpt=excerpt, fence=_code_fence(BlockKind.EXPERIMENT, excerpt, dedent),
-        copy=_copied(excerpt),
     )
 
 
