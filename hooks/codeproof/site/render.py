@@ -30,6 +30,12 @@ def _render(template: str, seal: str, **values) -> str:
     return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, label=label, **values)
 
 
+def card_opening(kind: str, seal: str) -> str:
+    """How a sealed card of this kind ("source", "experiment", "output") starts in a rendered page: the engine's
+    own, which nothing an author writes can show (see guard)."""
+    return f'<div class="proof-card proof-card--{kind}" {SEAL_ATTRIBUTE}="{seal}"'
+
+
 def copied_lines(html: str, seal: str, cards: list[tuple[str, Excerpt]]) -> str:
     """A rendered page, still sealed, whose quote cards give their copy button the quoted lines as in the file
     (`data-copy`, which Material's copy button takes), indentation included: what a quote of them must hold.
@@ -37,7 +43,7 @@ def copied_lines(html: str, seal: str, cards: list[tuple[str, Excerpt]]) -> str:
     Added to the HTML after Markdown, which would expand tabs and entities in an attribute it reads."""
     pieces, at = [], {kind: 0 for kind, _ in cards}
     for kind, excerpt in cards:
-        opening = f'<div class="proof-card proof-card--{kind}" {SEAL_ATTRIBUTE}="{seal}"'
+        opening = card_opening(kind, seal)
         start = html.find(opening, at[kind])
         if start < 0:
             break

@@ -23,7 +23,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.series.config import Series, in_ci
 from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_card_names
-from codeproof.site.render import SEAL_ATTRIBUTE
+from codeproof.site.render import card_opening
 from codeproof.site import addresses
 from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
@@ -218,7 +218,7 @@ def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]],
                         key=None if in_ci() else (site.index.key, ref.path, page_url)))
              if baseline.holds(ref) and ref.path in site.files else None
              for ref, excerpt in quoted]
-    return link_card_names(html, f'<div class="proof-card proof-card--source" {SEAL_ATTRIBUTE}="{seal}"', cards)
+    return link_card_names(html, card_opening("source", seal), cards)
 
 
 def link_experiment_cards(html: str, seal: str, tried: list[tuple[str, Excerpt]], site: SourceSite, scripts: dict[str, str],
@@ -227,7 +227,7 @@ def link_experiment_cards(html: str, seal: str, tried: list[tuple[str, Excerpt]]
     definitions. `tried` is the page's verified cards in order; `scripts` the scripts' texts by path."""
     cards = [(scripts[path], excerpt.first, NameLinks(site.scripts.get(path, []), link))
              if path in scripts else None for path, excerpt in tried]
-    return link_card_names(html, f'<div class="proof-card proof-card--experiment" {SEAL_ATTRIBUTE}="{seal}"', cards)
+    return link_card_names(html, card_opening("experiment", seal), cards)
 
 
 def link_script_page(html: str, path: str, text: str, site: SourceSite, link) -> str:

@@ -119,14 +119,19 @@ def script_references(scripts: dict[str, bytes], package: XrefIndex, files: dict
     sources = {path: data for path, data in files.items() if path.endswith(".py")}
     with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
         root = Path(tmp).resolve()
-        for path, data in {**sources, **scripts}.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_bytes(data)
+        _write_tree(root, {**sources, **scripts})
         found = _references(root, sorted(scripts))
     references = {path: [r for r in refs if r.path in sources] for path, refs in found.items()}  # the package's
     _keep(kept, secret, json.dumps({p: [list(r.__dict__.values()) for r in refs] for p, refs in references.items()},
                                    ensure_ascii=False).encode("utf-8"))
     return references
+
+
+def _write_tree(root: Path, files: dict[str, bytes]) -> None:
+    """The files (path -> bytes) under root, as jedi reads a project."""
+    for path, data in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
 
 
 def _keep(path: Path, secret: bytes | None, data: bytes) -> None:
@@ -145,9 +150,7 @@ def _compute(sources: dict[str, bytes], key: str, log=lambda message: None) -> X
     definitions = {path: top_level_definitions(data.decode("utf-8", "replace")) for path, data in sources.items()}
     with tempfile.TemporaryDirectory(prefix="codeproof-xref-") as tmp:
         root = Path(tmp).resolve()
-        for path, data in sources.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_bytes(data)
+        _write_tree(root, sources)
         paths = sorted(sources, key=lambda p: -len(sources[p]))  # the longest first: workers end together
         workers = max(1, min(os.cpu_count() or 1, MAX_WORKERS, len(paths)))
         references = _in_workers(root, [paths[n::workers] for n in range(workers)], len(paths), log)
