@@ -630,3 +630,39 @@ def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(b
         page.close()
     context.close()
     assert {scheme: v for scheme, v in found.items() if v} == {}
+
+
+def test_a_traced_graph_is_whole_in_both_schemes_and_each_node_leads_to_its_registration(browser, base_url, built):
+    """The figure's accessibility is the axe test's, which reads every page in both schemes at both widths."""
+    post = a_post_with(built, ".proof-card--figure .proof-graph a")
+    context = browser.new_context(viewport={"width": 375, "height": 900})
+    page = context.new_page()
+    page.goto(base_url + post, wait_until="networkidle")
+    card = page.locator(".proof-card--figure").first
+    for width in (375, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        for scheme in ("light", "dark"):
+            switch_scheme(page, scheme)
+            card.scroll_into_view_if_needed()
+            figure, around = card.locator("svg").bounding_box(), card.bounding_box()
+            assert figure["width"] > 200 and figure["height"] > 200, figure
+            assert around["x"] <= figure["x"] and figure["x"] + figure["width"] <= min(around["x"] + around["width"], width)
+            # Strokes and labels follow the page: arrows in its text colour, linked nodes in its link colour.
+            colours = page.evaluate("""() => { const svg = document.querySelector('.proof-card--figure svg');
+              const link = svg.querySelector('a text'), arrow = svg.querySelector('polyline');
+              const probe = document.createElement('a'); document.querySelector('article').append(probe);
+              const said = [getComputedStyle(arrow).stroke, getComputedStyle(svg).color,
+                            getComputedStyle(link).fill, getComputedStyle(probe).color];
+              probe.remove(); return said; }""")
+            assert colours[0] == colours[1] and colours[2] == colours[3], colours
+            card.screenshot(path=str(SHOTS / f"figure-{width}-{scheme}.png"))
+    nodes = card.locator("svg a").evaluate_all("els => els.map(e => [e.textContent, e.getAttribute('href')])")
+    assert nodes
+    for label, href in nodes:
+        first, last = map(int, re.fullmatch(r".*/#L(\d+)(?:-L(\d+))?", href).groups(default="0"))
+        page.goto(urljoin(base_url + post, href), wait_until="networkidle")
+        marked = page.locator(".series-script__line")
+        assert marked.evaluate_all("els => els.map(e => e.id)") == [f"L{n}" for n in range(first, max(first, last) + 1)]
+        assert re.match(r"\s*defvjp\w*\(", marked.first.text_content()), (label, href)
+        assert marked.first.evaluate("e => e.getBoundingClientRect().top >= 0"), href
+    context.close()

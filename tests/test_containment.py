@@ -226,6 +226,8 @@ def test_the_environment_is_exactly_the_documented_one(root, run):
     assert env == {
         **FIXED_ENV,
         "PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
+        "CODEPROOF_FIGURES": str(run_dir / "figures"),
+        "MPLCONFIGDIR": str(run_dir / "tmp" / "matplotlib"),
         "HOME": str(run_dir / "home"),
         "TMPDIR": str(run_dir / "tmp"),
         "PWD": str(run_dir / "resources"),

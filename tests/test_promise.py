@@ -21,7 +21,9 @@ PALETTE = ["", "````", "```", "~~~", "```python", "```text", "```markdown", "[RE
            "> quote", "File: pkg/mod.py", "Symbol: helper", "        self.value = 42", 'print("node value 4")',
            "node value 4", "<div class=\"proof-card\">", "</div>", "<!-->", "<![CDATA[ x >",
            '<div class="proof-card proof-card--output"><pre><code>node value 4</code></pre></div>',
-           "<style>code::after { content: 'node value 4' }</style>", "`[OUTPUT]`", "[OUTP`UT]`"]
+           "<style>code::after { content: 'node value 4' }</style>", "`[OUTPUT]`", "[OUTP`UT]`", "[FIGURE]",
+           "[Figure]", "Figure: f.svg", "Graph: print(1.0)", "Alt: node value 4",
+           '<svg><text>node value 4</text></svg>']
 
 
 def insert(lines, at, text):
@@ -102,7 +104,7 @@ class Cards(HTMLParser):
 
 # A block marker anywhere in a text, in any width, case or spacing, with invisible characters dropped:
 # the test's own oracle, independent of the engine's.
-MARKER_ANYWHERE = re.compile(r"\[\s*(real\W*source|experiment|output)\s*\]", re.I)
+MARKER_ANYWHERE = re.compile(r"\[\s*(real\W*source|experiment|output|figure)\s*\]", re.I)
 
 
 def visible(text: str) -> str:
@@ -132,6 +134,8 @@ def published_lines_are_verified(page_html: str, script: str = SCRIPT_TEXT) -> N
         elif card["kind"] == "experiment":
             script_lines = script.rstrip("\n").split("\n")
             assert "\n".join(shown) in "\n".join(script_lines) and set(shown) <= set(script_lines), card
+        elif card["kind"] == "figure":  # the fixture's script draws nothing: no figure can be verified
+            raise AssertionError(f"a figure card was published: {card}")
         else:
             assert shown == OUTPUT.split("\n"), card
 

@@ -68,6 +68,7 @@ class SiteBuild:
         self.problems += problems
         self.site = generated.generated_site(self.engine, self.series, self.parsed, published, config_name, log,
                                              site_url)
+        self.engine.source_files = self.site.sources.files if self.site.sources is not None else {}
         taken = {file.src_uri: authors(file.src_uri) for file in self.site.files}
         root = self.engine.series.root
         replaced = generated.taken(self.site, {src: shown_path(path, root) for src, path in taken.items() if path})

@@ -5,16 +5,19 @@ Used alike by the MkDocs hook and by the command line (`python -m codeproof`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
-from codeproof.site import render
-from codeproof.site import addresses
+from codeproof.site import addresses, graphs, render
 from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series
-from codeproof.experiments.runner import SANDBOX_HINT, ExperimentRunner
+from codeproof.experiments.figures import clean_svg
+from codeproof.experiments.runner import FIGURES_ENV, SANDBOX_HINT, ExperimentRunner
+from codeproof.experiments.tracing import read_graph
+from codeproof.series.blocks import graph_call
 from codeproof.quotes.sources import SourceError, SourceStore, default_store
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
 from codeproof.quotes.verify import DIFFERS, verify_script_quote, verify_source_quote
@@ -44,16 +47,23 @@ class Engine:
             series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache,
             limits=series.limits,
         )
+        # The package's files the site publishes as source pages (path -> bytes), set by the site's build: what a
+        # traced graph's nodes link to.
+        self.source_files: dict[str, bytes] = {}
 
     def ref_of(self, block: Block) -> FileRef:
         return self.series.baseline.ref_of(block)
 
     def start_experiments(self, posts: Iterable[ParsedPost]) -> None:
-        """Start every experiment the posts' [OUTPUT] blocks need, before any page renders."""
+        """Start every experiment the posts' [OUTPUT] and [FIGURE] blocks need, before any page renders: each
+        script once, with every graph the posts ask it to trace."""
         if self._version_problem() is None:
-            for block in (b for post in posts for b in post.blocks if b.kind is BlockKind.OUTPUT):
-                if self._script(block.fields["File"])[0] is not None:
-                    self.runner.start(block.fields["File"])
+            calls: dict[str, list[str]] = {}
+            for block in (b for post in posts for b in post.blocks if b.kind in (BlockKind.OUTPUT, BlockKind.FIGURE)):
+                calls.setdefault(block.fields["File"], []).extend([_call(block)] if "Graph" in block.fields else [])
+            for script, wanted in calls.items():
+                if self._script(script)[0] is not None:
+                    self.runner.start(script, tuple(wanted))
 
     def prove_page(self, parsed: ParsedPost, link: Callable[[str], str]) -> ProvedPage:
         """The post's Markdown with every block verified and rendered; failures shown in place."""
@@ -94,6 +104,8 @@ class Engine:
             return self._problem(block, why, hint)
         if block.kind is BlockKind.EXPERIMENT:
             return verify_script_quote(block, text)
+        if block.kind is BlockKind.FIGURE:
+            return self._check_figure(block)
         return self._check_output(block)
 
     def render(self, checked: Checked, link: Callable[[str], str]) -> str:
@@ -106,6 +118,10 @@ class Engine:
                       if self.series.source_pages and baseline.holds(ref) else None)
             return render.source_card(ref, block.fields["Symbol"], excerpt, self.seal, block.dedent, onsite)
         page = link(addresses.script_page_url(block.fields["File"]))
+        if block.kind is BlockKind.FIGURE:
+            traced = _call(block) if "Graph" in block.fields else None
+            return render.figure_card(block.fields["File"], page, self._figure(checked, link), stamp(checked.run, None),
+                                      self.seal, traced)
         if block.kind is BlockKind.EXPERIMENT:
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal,
                                           block.dedent)
@@ -144,11 +160,12 @@ class Engine:
                     "Copy it from the pinned file (its source page, or the installed package), or run `./dev.sh update`")
         return f"{checked.problem.hint} (a quote copied from GitHub's default branch may be another version than {pin})"
 
-    def _check_output(self, block: Block) -> Checked:
-        script = block.fields["File"]
+    def _run(self, block: Block) -> RunResult | Checked:
+        """The run of the block's script, or the Checked problem that it failed (or cannot run at all)."""
+        script, kind = block.fields["File"], block.kind
         version = self._version_problem()
         if version:
-            return self._problem(block, f"OUTPUT {script}: {version}",
+            return self._problem(block, f"{kind} {script}: {version}",
                                  "requirements.txt must pin the baseline's autograd (then ./dev.sh installs it), and "
                                  "extra.series.baseline.version in mkdocs.yml must name the release the posts quote")
         run = self.runner.result(script)
@@ -158,7 +175,81 @@ class Engine:
                 f"run it by hand from the repository's root, `.venv/bin/python -B {script}`, and fix it"
                 + (f"; or, if it needs longer, raise extra.series.experiments.timeout in mkdocs.yml (now "
                    f"{self.series.experiment_timeout:g} s)" if run.timed_out else ""))
-            return self._problem(block, f"OUTPUT {script}: {failure}", hint, run)
+            return self._problem(block, f"{kind} {script}: {failure}", hint, run)
+        return run
+
+    def _check_figure(self, block: Block) -> Checked:
+        """A figure the run drew: the SVG the script wrote, cleaned, or the graph autograd traced; the same as the
+        record, where the post keeps one (Digest)."""
+        run = self._run(block)
+        if isinstance(run, Checked):
+            return run
+        script, alt = block.fields["File"], block.fields["Alt"]
+        if "Graph" in block.fields:
+            call = _call(block)
+            produced = run.traces.get(call)
+            graph = read_graph(produced) if produced is not None else "the run traced nothing (it did not reach its end)"
+            if isinstance(graph, str):
+                return self._problem(block, f"FIGURE {script}: cannot trace {call}: {graph}",
+                                     "the call runs after the script, with its globals: name a function it defines "
+                                     "and an input autograd can trace", run)
+            figure = produced
+        else:
+            name = block.fields["Figure"]
+            if name in run.figure_faults or name not in run.figures:
+                wrote = ", ".join(sorted({*run.figures, *run.figure_faults})) or "nothing"
+                why = f"{name} {run.figure_faults[name]}" if name in run.figure_faults else f"it did not write {name}"
+                return self._problem(block, f"FIGURE {script}: {why} (its figure folder holds {wrote})",
+                                     f"write the figure to os.path.join(os.environ['{FIGURES_ENV}'], '{name}'): "
+                                     "the build gives each run that folder", run)
+            produced = run.figures[name]
+            clean = clean_svg(produced, self._prefix(block), alt)
+            if clean.problems:
+                return Checked(block, problem=Problem(
+                    block.post, block.line, f"FIGURE {script}: {name} cannot be shown as it is",
+                    detail="".join(f"  {problem}\n" for problem in clean.problems[:MAX_SAID])
+                    + (f"  and {len(clean.problems) - MAX_SAID} more\n" if len(clean.problems) > MAX_SAID else ""),
+                    hint="draw with paths, shapes and text only, in colours that read on both backgrounds"), run=run)
+            figure = clean.svg
+        digest = "sha256:" + hashlib.sha256(produced.encode("utf-8")).hexdigest()
+        if block.fields.get("Digest", digest) != digest:
+            return self._problem(block, f"FIGURE {script}: the run drew another figure than the one recorded: "
+                                        f"Digest {block.fields['Digest']}, drawn {digest}",
+                                 f"if the new figure is right, record it: `Digest: {digest}`", run)
+        return Checked(block, excerpt=_whole(figure), run=run)
+
+    def _figure(self, checked: Checked, link: Callable[[str], str]) -> str:
+        """A verified figure as its card shows it: the cleaned SVG, or the traced graph drawn with its links."""
+        block = checked.block
+        if "Graph" not in block.fields:
+            return checked.excerpt.text
+
+        def read(path: str) -> str | None:
+            data = self.runner.resources()[0].get(path) if path.startswith("experiments/") else self.source_files.get(path)
+            return data.decode("utf-8", "replace") if data is not None else None
+
+        def address(found: graphs.Registration) -> str | None:
+            if found.path.startswith("experiments/"):
+                page = addresses.script_page_url(found.path)
+            elif found.path in self.source_files:
+                page = addresses.source_page_url(found.path)
+            else:
+                return None
+            return link(page) + (f"#L{found.first}" if found.first == found.last else f"#L{found.first}-L{found.last}")
+
+        return graphs.draw(read_graph(checked.excerpt.text), _call(block), block.fields["Alt"], self._prefix(block),
+                           address, read)
+
+    @staticmethod
+    def _prefix(block: Block) -> str:
+        """What starts each id of a figure: two figures on a page never share one, nor one the page has."""
+        return "fig" + hashlib.sha256(f"{block.post}:{block.line}".encode()).hexdigest()[:8] + "-"
+
+    def _check_output(self, block: Block) -> Checked:
+        script = block.fields["File"]
+        run = self._run(block)
+        if isinstance(run, Checked):
+            return run
         if block.quote is None:
             actual = "\n".join(normalize(run.stdout))
             warning = Problem(block.post, block.line, f"OUTPUT {script}: no output is recorded; the build inserted what it printed",
@@ -200,6 +291,15 @@ class Engine:
     @staticmethod
     def _problem(block: Block, message: str, hint: str, run: RunResult | None = None) -> Checked:
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint), run=run)
+
+
+MAX_SAID = 8  # of a figure's problems; the rest are counted
+
+
+def _call(block: Block) -> str:
+    """A [FIGURE]'s Graph line as the run traces it: `f( x )` -> `f(x)`."""
+    name, argument = graph_call(block.fields["Graph"])
+    return f"{name}({argument})"
 
 
 def run_failure(run: RunResult, timeout: float) -> str | None:

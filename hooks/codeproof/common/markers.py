@@ -20,7 +20,7 @@ def _spelled(word: str) -> str:
 
 
 # A marker in a skeleton (see skeleton), in any case.
-MARKER = (rf"\[\s*({_spelled('real')}[\W_]*{_spelled('source')}|{_spelled('experiment')}|{_spelled('output')})"
+MARKER = (rf"\[\s*({_spelled('real')}[\W_]*{_spelled('source')}|{_spelled('experiment')}|{_spelled('output')}|{_spelled('figure')})"
           r"\s*\]")
 # A line that is a marker once its skeleton is taken (see marker_kind) and containers are stripped: after
 # the marker (and any emphasis or code marks) comes nothing but punctuation and symbols, or raw HTML. So
@@ -117,7 +117,8 @@ def marker_kind(line: str, prose_too: bool = False) -> BlockKind | None:
 
 def kind_named(word: str) -> BlockKind:
     """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
-    return {"r": BlockKind.SOURCE, "e": BlockKind.EXPERIMENT, "o": BlockKind.OUTPUT, "0": BlockKind.OUTPUT}[word[0].lower()]
+    return {"r": BlockKind.SOURCE, "e": BlockKind.EXPERIMENT, "o": BlockKind.OUTPUT, "0": BlockKind.OUTPUT,
+            "f": BlockKind.FIGURE}[word[0].lower()]
 
 
 def names_marker(text: str) -> bool:
@@ -147,14 +148,14 @@ def first_unshown(text: str) -> str:
 
 # The card's own face: the label before each kind, and the stamp under a verified output. Outside a sealed card
 # (and in what an author writes into one: header values) they would pass for a verified card.
-CARD_LABELS = {BlockKind.SOURCE: "源码", BlockKind.EXPERIMENT: "实验", BlockKind.OUTPUT: "输出"}
+CARD_LABELS = {BlockKind.SOURCE: "源码", BlockKind.EXPERIMENT: "实验", BlockKind.OUTPUT: "输出", BlockKind.FIGURE: "图"}
 STAMP_WORDS = "输出已验证"
 # Han characters a reader takes for those of the face: traditional and Japanese forms, and 己 and 巳 for 已.
-FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳", "码实实验验输证证已已")
+FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳圖図", "码实实验验输证证已已图图")
 NOT_WORD_RE = re.compile(r"[^\w\n]+|_")  # between the characters of a face (a line break ends it)
 # Every face holds the first character of a label (the stamp holds 输出), in one of the forms FACE_FOLD knows, or
 # in a form that compatibility folding (visible) turns into one: radicals and compatibility ideographs.
-FACE_CHARACTERS = frozenset("源输輸实実實")
+FACE_CHARACTERS = frozenset("源输輸实実實图圖図")
 HAN_VARIANTS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\U0002f800-\U0002fa1f]")
 
 

@@ -55,11 +55,12 @@ def report(problems: list[Problem]) -> str:
 
 
 class BlockKind(Enum):
-    """The three kinds of proof block; the value is the word between the header's brackets."""
+    """The kinds of proof block; the value is the word between the header's brackets."""
 
     SOURCE = "REAL SOURCE"
     EXPERIMENT = "EXPERIMENT"
     OUTPUT = "OUTPUT"
+    FIGURE = "FIGURE"  # a header alone: what it shows is drawn by a run, never written in the post
 
     def __str__(self) -> str:
         return self.value
@@ -210,6 +211,12 @@ class RunResult:
     undecodable: str = ""  # where standard output stopped being UTF-8, e.g. "byte 0xff on line 2"
     not_run: str = ""  # why the build refused to run it at all (no full sandbox under CI)
     limit: str = ""  # the limit the run hit, as Limits.phrase names it
+    # The figures the run wrote into its figure folder: name -> the SVG's text; and name -> why one it wrote
+    # cannot be a figure (a link, too large, not UTF-8).
+    figures: dict[str, str] = field(default_factory=dict)
+    figure_faults: dict[str, str] = field(default_factory=dict)
+    # The graphs autograd traced for [FIGURE] blocks' Graph lines: the call -> its nodes as JSON (see tracing).
+    traces: dict[str, str] = field(default_factory=dict)
     # What the run read of the resources: "experiments/x.py" (a file opened or imported) or
     # "experiments/" (a folder listed) -> SHA-256 of the bytes, or of the sorted names, it was given.
     inputs: dict[str, str] = field(default_factory=dict)

@@ -7,7 +7,8 @@ Containment. Nothing an experiment does may change what is published or the repo
   resources.read_resources reads it: regular files only, no links), and the script runs there as
   `python -B experiments/x.py`, with that folder as its working directory. Every relative path it
   writes (site/..., docs/..., experiments/...) lands in the copy. HOME and TMPDIR are the run's
-  own `home/` and `tmp/` beside it.
+  own `home/` and `tmp/` beside it; its figures go to its own `figures/` (CODEPROOF_FIGURES), which the
+  runner reads back after the run (figures.collect_figures), and matplotlib's settings folder is in its `tmp/`.
 - Where bubblewrap (`bwrap`) works, the run is also in a sandbox (bwrap_command): it sees only the system's
   programs and libraries and the interpreter, read-only, and the run's folder; a private /tmp, /dev
   and /proc (a PID namespace that dies with the run); no network; never root. Without it
@@ -34,9 +35,9 @@ through a pipe. Not seen: files read by C code without Python's `open`, stat-onl
 os.path.getsize, and anything a script hides on purpose (it runs in the same process as the hook and
 may close the pipe): the record serves the local cache, never what CI publishes.
 
-Cache. The last good run of each script is kept in `<cache>/experiments/<sha256(script, versions)>.json`
-and reused while the script and every recorded input hash the same and Python, numpy and autograd
-are the same versions. A cache is a convenience, never evidence:
+Cache. The last good run of each script (what it printed, the figures it wrote, the graphs it traced) is kept in
+`<cache>/experiments/<sha256(format, script, versions, limits, graphs asked)>.json` and reused while the script
+and every recorded input hash the same and Python, numpy and autograd are the same versions. A cache is a convenience, never evidence:
 - A build with CI=true (or 1) in its environment (the publishing workflow, `.ci/run`) reads no entry
   and runs every experiment: that is the guarantee of what is published. CODEPROOF_NO_CACHE=1 does
   the same locally.
@@ -67,9 +68,12 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from codeproof.series.blocks import graph_call
 from codeproof.series.config import in_ci
 from codeproof.common.filesystem import write_atomically
+from codeproof.experiments.figures import MATPLOTLIBRC, collect_figures
 from codeproof.experiments.resources import Resource, read_resources
+from codeproof.experiments.tracing import TRACE
 from codeproof.common.signing import default_key_file, mac, machine_secret, signed_by
 from codeproof.common.structure import Limits, Problem, RunResult
 
@@ -89,7 +93,10 @@ FIXED_ENV = {
     "NUMEXPR_NUM_THREADS": "1",
     "VECLIB_MAXIMUM_THREADS": "1",
     "MPLBACKEND": "Agg",
+    "SOURCE_DATE_EPOCH": "0",  # what a figure's metadata says of its date (matplotlib): the same run, the same bytes
 }
+FIGURES_ENV = "CODEPROOF_FIGURES"  # the folder where a run writes its figures (see run_env)
+CACHE_FORMAT = 2  # of a cache entry's body: entries of another format are never read
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"  # after the interpreter's own folder; see run_env
 NO_CACHE_ENV = "CODEPROOF_NO_CACHE"  # set to 1 to run every experiment again
 SANDBOXES = ("bwrap", "subreaper")
@@ -111,15 +118,17 @@ RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
 
 
-# The supervisor, run as `python -B -c SUPERVISOR <record fd> <resource folder> <script> <limits> <nobody>` in
-# the run's resource folder, the limits as Limits' four numbers in its field order, then the user to become
-# (NOBODY in a root build's sandbox, else 0: stay). A string, so that nothing of
+# The supervisor, run as `python -B -c SUPERVISOR <record fd> <resource folder> <script> <limits> <nobody>
+# <calls> <trace code>` in the run's resource folder, the limits as Limits' four numbers in its field order, then
+# the user to become (NOBODY in a root build's sandbox, else 0: stay), then the graphs to trace as a JSON list of
+# [function, argument] and tracing.TRACE. A string, so that nothing of
 # the engine is imported into the experiment's process.
 SUPERVISOR = r'''
-import ctypes, os, resource, signal, sys, time
+import ctypes, json, os, resource, signal, sys, time
 
 record_fd, inside, script = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 memory_mib, processes, file_size_mib, cpu_seconds, nobody = map(int, sys.argv[4:9])
+calls, trace_code = json.loads(sys.argv[9]), sys.argv[10]  # the graphs to trace once the script has run
 os.set_inheritable(record_fd, False)  # the script's own children do not get it
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER, CLONE_NEWUSER = 1, 38, 36, 0x10000000
 libc = ctypes.CDLL(None, use_errno=True)
@@ -150,7 +159,7 @@ def stop(signum, frame):
     raise Stop
 
 
-def experiment(record_fd, inside, script):
+def experiment(record_fd, inside, script, calls, trace_code):
     """The forked child: record what the script opens and lists, then run it as `python -B script` would.
 
     Everything it needs is local: the module's globals are replaced by the script's before it runs."""
@@ -201,9 +210,18 @@ def experiment(record_fd, inside, script):
     namespace.clear()
     namespace.update(__name__="__main__", __doc__=None, __package__=None, __spec__=None, __cached__=None,
                      __file__=path, __builtins__=builtins, __loader__=SourceFileLoader("__main__", path))
+    def traces():
+        """The graphs the posts ask of this script, traced in its own process once it has run (see tracing)."""
+        if calls:
+            emit = lambda number, text: write(record_fd, f"graph\t{number}\t{text}\0".encode("utf-8", "surrogateescape"))
+            exec(trace_code, {"namespace": namespace, "calls": calls, "inside": inside, "emit": emit})
+
     try:
         exec(code, namespace)
-    except SystemExit:
+        traces()
+    except SystemExit as done:
+        if done.code in (None, 0):  # `sys.exit(main())` that went well
+            traces()
         raise
     except BaseException as error:  # a traceback of the script's frames only, as `python script` prints
         if isinstance(error, MemoryError):
@@ -253,7 +271,7 @@ if child == 0:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    experiment(record_fd, inside, script)
+    experiment(record_fd, inside, script, calls, trace_code)
 else:
     status = None
     try:
@@ -340,8 +358,11 @@ def _give(run_dir: Path, user: int) -> None:
 
 def run_env(run_dir: Path, python_path: Path | None = None) -> dict[str, str]:
     """The whole environment of a run: nothing is inherited from the build's. `python_path` puts a package
-    tree before the installed ones (drift --run: autograd at another commit)."""
+    tree before the installed ones (drift --run: autograd at another commit). The run's figures go to its own
+    `figures/`; matplotlib keeps its settings (figure.MATPLOTLIBRC) and font list in the run's private temp."""
     return {
+        FIGURES_ENV: str(run_dir / "figures"),
+        "MPLCONFIGDIR": str(run_dir / "tmp" / "matplotlib"),
         **FIXED_ENV,
         **({"PYTHONPATH": str(python_path)} if python_path else {}),
         "PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
@@ -408,6 +429,7 @@ class ExperimentRunner:
         self.runs = 0  # scripts actually run by this runner (cache hits do not count)
         self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="experiment")
         self._futures: dict[str, Future] = {}
+        self._calls: dict[str, tuple[str, ...]] = {}  # script -> the graphs its run traces
         self._used_entries: set[str] = set()
         self._lock = threading.Lock()
         self._read_lock = threading.Lock()
@@ -429,10 +451,12 @@ class ExperimentRunner:
                          if refused else SANDBOX_NOTES[self._sandbox])
         return self._sandbox
 
-    def start(self, script: str) -> None:
-        """Begin running `script` (a path relative to the root) unless it is already under way."""
+    def start(self, script: str, calls: tuple[str, ...] = ()) -> None:
+        """Begin running `script` (a path relative to the root) unless it is already under way. `calls` are the
+        graphs to trace once it has run (`f(x)`, as blocks.graph_call reads them): they are part of the run."""
         with self._lock:
             if script not in self._futures:
+                self._calls[script] = tuple(sorted(set(calls)))
                 self._futures[script] = self._pool.submit(self._result, script)
 
     def result(self, script: str) -> RunResult:
@@ -459,7 +483,8 @@ class ExperimentRunner:
     def cache_entry(self, script: str) -> Path:
         """Where the last good run of `script` with this toolchain is kept."""
         # A run that passed under other limits may not pass under these.
-        name = hashlib.sha256(json.dumps([script, self.versions, asdict(self.limits)], sort_keys=True).encode()).hexdigest()
+        key = [CACHE_FORMAT, script, self.versions, asdict(self.limits), self._calls.get(script, ())]
+        name = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
         return self.cache_dir / f"{name}.json"
 
     def published(self) -> tuple[list[Resource], list[Problem]]:
@@ -563,8 +588,9 @@ class ExperimentRunner:
             for path, data in files.items():
                 (resources / path).parent.mkdir(parents=True, exist_ok=True)
                 (resources / path).write_bytes(data)
-            for name in ("home", "tmp"):
+            for name in ("home", "tmp", "tmp/matplotlib", "figures"):
                 (run_dir / name).mkdir()
+            (run_dir / "tmp" / "matplotlib" / "matplotlibrc").write_text(MATPLOTLIBRC, encoding="utf-8")
             # The record comes through a pipe, not a file in the run's folder: the script cannot replace it
             # with a FIFO, a folder or a link, nor truncate it. What it writes into the pipe itself only
             # adds inputs; a record that overflows or does not end leaves the run uncached.
@@ -579,7 +605,19 @@ class ExperimentRunner:
             reader.join(STOP_GRACE)
             whole = not reader.is_alive() and len(record) <= RECORD_CAP
             inputs = self._inputs(bytes(record), resources, script, files) if whole else {}
-        return replace(result, inputs=inputs, limit=self._limit_hit(bytes(record), result))
+            figures, faults = collect_figures(run_dir / "figures")
+        return replace(result, inputs=inputs, limit=self._limit_hit(bytes(record), result), figures=figures,
+                       figure_faults=faults, traces=self._traces(bytes(record), script) if whole else {})
+
+    def _traces(self, record: bytes, script: str) -> dict[str, str]:
+        """The graphs the run traced (tracing.TRACE), by call."""
+        calls, traces = self._calls.get(script, ()), {}
+        for item in record.split(b"\0"):
+            kind, _, rest = item.decode("utf-8", "surrogateescape").partition("\t")
+            number, _, text = rest.partition("\t")
+            if kind == "graph" and number.isdigit() and int(number) < len(calls):
+                traces[calls[int(number)]] = text
+        return traces
 
     def _limit_hit(self, record: bytes, result: RunResult) -> str:
         """Which limit stopped a failed run, as the record says (MemoryError, EFBIG, EAGAIN) or SIGXCPU shows."""
@@ -595,14 +633,15 @@ class ExperimentRunner:
 
     def _supervised(self, script: str, run_dir: Path, record: int) -> RunResult:
         cwd = run_dir / "resources"
+        calls = [graph_call(call) for call in self._calls.get(script, ())]
         argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(cwd), script,
-                *(str(getattr(self.limits, name)) for name in LIMIT_NAMES), "0"]
+                *(str(getattr(self.limits, name)) for name in LIMIT_NAMES), "0", json.dumps(calls), TRACE]
         if self.sandbox == "bwrap":
             readable = (self.python_path,) if self.python_path else ()
             argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,), readable=readable) + argv
             if os.geteuid() == 0:  # the supervisor becomes NOBODY (see bwrap_command); the script writes here
                 _give(run_dir, NOBODY)
-                argv[-1] = str(NOBODY)
+                argv[-3] = str(NOBODY)
         started = time.monotonic()
         process = subprocess.Popen(
             argv, cwd=cwd, env=run_env(run_dir, self.python_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

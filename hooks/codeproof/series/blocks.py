@@ -1,12 +1,13 @@
-"""Parse a post into its proof blocks: [REAL SOURCE], [EXPERIMENT] and [OUTPUT].
+"""Parse a post into its proof blocks: [REAL SOURCE], [EXPERIMENT], [OUTPUT] and [FIGURE].
 
 A block is a header paragraph (the `[KIND]` line, then `Key: value` lines) and,
-optionally, the fenced code block right after it. Parsing only reads; it never
+optionally, the fenced code block right after it (a [FIGURE] is its header alone: a run draws it). Parsing only reads; it never
 renders. Malformed blocks become Problems, never silently plain text.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
 import math
@@ -23,8 +24,11 @@ KEYS = {  # kind -> (required keys, optional keys) of its header
     BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo", "Dedent")),
     BlockKind.EXPERIMENT: (("File", "Purpose"), ("Dedent",)),
     BlockKind.OUTPUT: (("File",), ("Tolerance",)),
+    BlockKind.FIGURE: (("File", "Alt"), ("Figure", "Graph", "Digest")),  # and one of Figure and Graph
 }
-HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT)\][ \t]*$")
+HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT|FIGURE)\][ \t]*$")
+FIGURE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}\.svg$")  # a file name in the run's figure folder
+DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 # Greedy to the end of the line, then stripped in code: a lazy match before `\s*$` takes time quadratic in
 # a line's length.
 FIELD_RE = re.compile(r"^([A-Za-z]+):(.*)$")
@@ -214,13 +218,17 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
             problem(offsets["Tolerance"], f"Tolerance {fields['Tolerance']!r}: {error}", TOLERANCE_HINT)
 
     end, quote, quote_start = i, None, None
-    if i < len(lines) and lines[i].strip():  # a fence right after the header lines
+    if kind is BlockKind.FIGURE:  # what follows its header is the post's own
+        if i < len(lines) and FENCE_RE.match(lines[i]):
+            problem(i - start, "a figure takes no fenced block: the run draws it",
+                    "put an empty line between the header and the code, if the code is the post's own")
+    elif i < len(lines) and lines[i].strip():  # a fence right after the header lines
         problem(i - start, "the fenced block must be separated from the header by a blank line",
                 "put an empty line between the last `Key: value` line and the fence")
     j = i
-    while j < len(lines) and not lines[j].strip():
+    while j < len(lines) and not lines[j].strip() and kind is not BlockKind.FIGURE:
         j += 1
-    fence = FENCE_RE.match(lines[j]) if j < len(lines) else None
+    fence = FENCE_RE.match(lines[j]) if j < len(lines) and kind is not BlockKind.FIGURE else None
     if fence:
         close = _fence_end(lines, j, fence)
         lang = kind.lang
@@ -237,7 +245,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
                     f"open the fence with ```{lang} and nothing else",
                 )
             quote, quote_start, end = "\n".join(lines[j + 1 : close - 1]), j + 1, close
-    elif j < len(lines) and lines[j].startswith(("    ", "\t")):
+    elif kind is not BlockKind.FIGURE and j < len(lines) and lines[j].startswith(("    ", "\t")):
         problem(j - start, "an indented code block follows the header: it would be shown unverified",
                 f"quote with a fence at the start of the line: ```{kind.lang}")
         end = j + 1
@@ -248,7 +256,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     return max(end, start + 1)
 
 
-FORMATTED = ("File", "Repo", "Commit", "Dedent", "Tolerance")  # refused whole by their own format when odd
+FORMATTED = ("File", "Repo", "Commit", "Dedent", "Tolerance", "Figure", "Digest")  # refused whole by their own format when odd
 
 
 def _invisible(value: str) -> str:
@@ -292,10 +300,42 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
         problem(0, f"Commit {fields['Commit']!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")
     if "Repo" in fields and not valid_repo(fields["Repo"]):
         problem(0, f"Repo {fields['Repo']!r} is not owner/name", "e.g. HIPS/autograd, or omit it for the baseline")
+    if kind is BlockKind.FIGURE:
+        _check_figure_fields(fields, problem)
     if "Dedent" in optional and fields.get("Dedent", "yes") not in ("yes", "no"):
         problem(0, f"Dedent {fields['Dedent']!r} is neither yes nor no",
                 "write `Dedent: no` to show the quote with the file's indentation; yes (the default) removes the "
                 "indentation its lines share")
+
+
+def _check_figure_fields(fields: dict[str, str], problem) -> None:
+    """What a [FIGURE] draws: an SVG the script writes (Figure) or the graph autograd traces (Graph), and the
+    record of the figure, if the author keeps one (Digest)."""
+    if ("Figure" in fields) == ("Graph" in fields):
+        problem(0, "give one of Figure (an SVG the script writes) and Graph (a call whose graph autograd traces)",
+                "write `Figure: name.svg` or `Graph: f(x)`")
+    if "Figure" in fields and not FIGURE_NAME_RE.match(fields["Figure"]):
+        problem(0, f"Figure {fields['Figure']!r} is not a file name ending in .svg",
+                "name the file the script writes into its figure folder, e.g. `Figure: sine.svg` (letters, digits, - and _)")
+    if "Graph" in fields and graph_call(fields["Graph"]) is None:
+        problem(0, f"Graph {fields['Graph']!r} is not a call of a function of the script on one argument",
+                "write the function's name and the input it is traced at, e.g. `Graph: f(onp.array([0.5, 1.5]))`")
+    if "Digest" in fields and not DIGEST_RE.match(fields["Digest"]):
+        problem(0, f"Digest {fields['Digest']!r} is not sha256: and 64 hex digits",
+                "copy the digest the build reports, or remove the line")
+
+
+def graph_call(text: str) -> tuple[str, str] | None:
+    """A Graph line's function name and its argument's source (`f(x + 1)` -> ("f", "x + 1")), or None when the
+    line is not a call of a name on one positional argument."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and len(tree.args) == 1
+            and not tree.keywords and not isinstance(tree.args[0], ast.Starred)):
+        return None
+    return tree.func.id, ast.get_source_segment(text.strip(), tree.args[0])
 
 
 def _meant_key(key: str, known: tuple[str, ...]) -> str | None:

@@ -2,6 +2,7 @@
 reads each rendered page as a browser does (`guard`), the overview's generated lists (`overview`), the source
 pages of the pinned package (`sourcepages`) with their cross-references (`xref`, jedi) and linked names
 (`namelinks`), where each generated page is published (`addresses`), the pages a build adds (`generated`), the
-series in the navigation (`navigation`), tables that read on a phone (`tables`), and what the JSON feeds say
-of each post beyond the feed plugin (`feeds`). It imports
+series in the navigation (`navigation`), tables that read on a phone (`tables`), what the JSON feeds say
+of each post beyond the feed plugin (`feeds`), and the graph autograd traced, drawn with its nodes linked to their
+rules (`graphs`). It imports
 `codeproof.common`, `codeproof.series`, `codeproof.quotes` and `codeproof.experiments`."""

@@ -34,6 +34,7 @@ from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, lin
 from codeproof.common.filesystem import shown_path, unpublishable
 from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.common.structure import BlockKind, Problem
+from codeproof.experiments.figures import shown_svg_problems
 
 KINDS = {kind.value for kind in BlockKind}
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
@@ -48,6 +49,7 @@ BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", 
 
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 CARD_CLASS = "proof-card"
+FIGURE_CLASS = "proof-card--figure"
 EXAMPLE_CLASSES = {"language-markdown", "language-md"}  # set by pymdownx.highlight's pygments_lang_class
 ANY_MARKER_RE = re.compile(MARKER, re.I)
 # What Markdown and the site's extensions write (and the parser's own html, head, body): any other element
@@ -122,6 +124,10 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         if attrs.get(SEAL_ATTRIBUTE) == seal:
             sealed = True
             reading.cards += CARD_CLASS in classes
+            if FIGURE_CLASS in classes:  # a drawing inside: the engine's, checked all the same
+                drawn = [(element.tag, dict(element.attributes)) for svg in node.css("svg") for element in
+                         (svg, *svg.css("*"))]
+                reading.refused += [(problem, "proof-card--figure") for problem in shown_svg_problems(drawn)]
         else:
             reading.refused.append((f"a hand-written {' '.join(sorted(own))} element: only the build renders "
                                     "verified cards", "proof-"))

@@ -3,7 +3,8 @@
 The HTML comes from the Jinja2 templates in templates/, with autoescape on, so every value taken from
 a post or a file is escaped wherever it lands, text or attribute. The code goes in a Markdown fence that
 no run of backticks in it can close, and pymdownx.highlight (Pygments) renders it with the file's real
-first line number; the fence is the one value passed to a template as it is (Markup).
+first line number. The fence, and a figure the engine drew or cleaned, are the values passed to a template as they
+are (Markup).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import html
 import secrets
 import textwrap
+
+from markupsafe import Markup
 
 from codeproof.common.fences import fence
 from codeproof.common.markers import CARD_LABELS
@@ -31,7 +34,7 @@ def _render(template: str, seal: str, **values) -> str:
 
 
 def card_opening(kind: str, seal: str) -> str:
-    """How a sealed card of this kind ("source", "experiment", "output") starts in a rendered page: the engine's
+    """How a sealed card of this kind ("source", "experiment", "output", "figure") starts in a rendered page: the engine's
     own, which nothing an author writes can show (see guard)."""
     return f'<div class="proof-card proof-card--{kind}" {SEAL_ATTRIBUTE}="{seal}"'
 
@@ -91,6 +94,13 @@ def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, se
 def output_console(path: str, output: str, stamp: str, seal: str) -> str:
     return _render("output_console.html", seal, kind=BlockKind.OUTPUT, css="output", path=path, stamp=stamp,
                    fence=fence(output, BlockKind.OUTPUT.lang))
+
+
+def figure_card(path: str, page_url: str, svg: str, stamp: str, seal: str, traced: str | None = None) -> str:
+    """`svg` is a figure the engine drew or cleaned (experiments.figures, site.graphs): inline, on one line.
+    `traced`: the call whose graph it is."""
+    return _render("figure_card.html", seal, kind=BlockKind.FIGURE, css="figure", path=path, page_url=page_url,
+                   svg=Markup(svg), stamp=stamp, traced=traced)
 
 
 def problem_box(problem: Problem, seal: str) -> str:

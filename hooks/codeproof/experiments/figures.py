@@ -1,0 +1,281 @@
+"""Figures from runs: what a run may leave in its figure folder, and an SVG cleaned into what a page may show.
+
+A script writes SVG into the folder the build gives it (`CODEPROOF_FIGURES`; runner.run_env). The build reads
+back regular files only (`collect_figures`), and `clean_svg` turns one into the figure a page shows inline, or
+says why it cannot: an allow-list of drawing elements and attributes (no script, event handler, foreignObject,
+link, style sheet or reference outside the figure, but for embedded PNG or JPEG pictures), ids prefixed so that
+two figures and the page never share one, black drawn in the page's text colour (`currentColor`), every other
+colour of a stroke or a text at 3:1 or more against both colour schemes' backgrounds, text left as SVG text in
+the page's fonts, metadata dropped, and the same bytes for the same input.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree.ElementTree import Element, tostring
+
+import tinycss2
+import tinycss2.color3
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import ParseError, fromstring
+
+from codeproof.common.markers import BIDI_RE, card_face, names_marker
+
+FIGURE_CAP = 2 * 1024 * 1024  # bytes of one figure file: more is no drawing a page should inline
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+DROPPED = {"metadata", "title", "desc", "style"}  # what a page does not need: data, names, and a style sheet
+# (matplotlib's `*{stroke-linejoin: round}`), which inline would restyle the whole page
+ELEMENTS = {"svg", "g", "defs", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan",
+            "clipPath", "mask", "pattern", "use", "linearGradient", "radialGradient", "stop", "image"}
+ATTRIBUTES = {"id", "style", "transform", "d", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry",
+              "width", "height", "points", "viewBox", "preserveAspectRatio", "version", "fill", "stroke",
+              "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-dasharray", "stroke-dashoffset",
+              "stroke-miterlimit", "stroke-opacity", "fill-opacity", "fill-rule", "clip-rule", "opacity",
+              "clip-path", "mask", "font-size", "font-weight", "font-style", "text-anchor", "dominant-baseline",
+              "offset", "stop-color", "stop-opacity", "gradientUnits", "gradientTransform", "patternUnits",
+              "patternContentUnits", "patternTransform", "clipPathUnits", "maskUnits", "maskContentUnits", "dx",
+              "dy", "rotate", "textLength", "lengthAdjust", "href", "{http://www.w3.org/XML/1998/namespace}space"}
+PROPERTIES = {"fill", "stroke", "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-dasharray",
+              "stroke-dashoffset", "stroke-miterlimit", "stroke-opacity", "fill-opacity", "fill-rule", "clip-rule",
+              "opacity", "clip-path", "mask", "font-size", "font-weight", "font-style", "text-anchor",
+              "dominant-baseline", "stop-color", "stop-opacity", "color", "font-family"}
+COLOURED = ("fill", "stroke", "stop-color", "color")
+FUNCTIONS = {"rgb", "rgba", "hsl", "hsla", "matrix", "translate", "scale", "rotate", "skewx", "skewy"}  # and url()
+PICTURE_RE = re.compile(r"^data:image/(png|jpeg);base64,[A-Za-z0-9+/=\s]*$")  # pixels: nothing they could run
+MIN_CONTRAST = 3.0  # WCAG's minimum for graphics and large text
+# The page's backgrounds: Material's default scheme, and its slate scheme (hsl(232, 15%, 14%)).
+BACKGROUNDS = {"light": (1.0, 1.0, 1.0), "dark": colorsys.hls_to_rgb(232 / 360, 0.14, 0.15)}
+# matplotlib's settings for a run (runner writes them into its MPLCONFIGDIR): text stays text, ids are the same
+# from run to run, nothing paints the page's background, and the default colours and grey lines reach 3:1 on both
+# backgrounds. A script may change any of them; the cleaning checks what it draws.
+MATPLOTLIBRC = """\
+svg.fonttype: none
+svg.hashsalt: codeproof
+figure.facecolor: none
+axes.facecolor: none
+savefig.transparent: True
+legend.facecolor: none
+legend.edgecolor: 767676
+grid.color: 767676
+axes.prop_cycle: cycler('color', ['1f77b4', 'd35f00', '2ca02c', 'd62728', '9467bd', '767676'])
+"""
+LENGTH_RE = re.compile(r"^\s*([0-9.]+)\s*(pt|px)?\s*$")
+
+
+def collect_figures(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The SVG files a run wrote into its figure folder ({name: text}), and {name: why} of those that cannot be
+    figures. Read without following links: the folder is the script's, what lies in it may point anywhere."""
+    figures, faults = {}, {}
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return figures, faults
+    for name in names:
+        try:
+            descriptor = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            faults[name] = "it is a link or cannot be read"
+            continue
+        with os.fdopen(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                faults[name] = "it is not a regular file"
+                continue
+            data = handle.read(FIGURE_CAP + 1)
+        if len(data) > FIGURE_CAP:
+            faults[name] = f"it is larger than {FIGURE_CAP // 1024 // 1024} MiB"
+            continue
+        try:
+            figures[name] = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            faults[name] = f"byte {error.start} is not UTF-8"
+    return figures, faults
+
+
+@dataclass(frozen=True)
+class CleanFigure:
+    svg: str  # the figure as the page shows it, one line
+    problems: tuple[str, ...]  # why it cannot be shown; when any, svg is ""
+
+
+def clean_svg(text: str, prefix: str, alt: str) -> CleanFigure:
+    """The SVG a script wrote, as a page may show it inline: `prefix` starts each of its ids, `alt` is its text
+    alternative (the svg is an image with that name)."""
+    try:
+        root = fromstring(text)
+    except (ParseError, DefusedXmlException, ValueError) as error:
+        return CleanFigure("", (f"it is not well-formed XML without entities ({error})",))
+    if root.tag != f"{{{SVG_NS}}}svg":
+        return CleanFigure("", (f"its root element is {_name(root.tag)}, not an svg of the SVG namespace",))
+    problems: list[str] = []
+    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"})
+    _size(root, problems)
+    if "fill" not in root.attrib:  # SVG's default is black, which a page shows in its text colour
+        root.set("fill", "currentColor")
+    root.set("role", "img")
+    root.set("aria-label", alt)
+    if problems:
+        return CleanFigure("", tuple(dict.fromkeys(problems)))
+    return CleanFigure(tostring(root, encoding="unicode"), ())
+
+
+def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str]) -> None:
+    """Clean an element and what it holds in place, and say what cannot be cleaned."""
+    name = _name(element.tag)
+    if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
+        problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
+        return
+    element.tag = name  # the default namespace, written once on the root
+    style = _attributes(element, name, prefix, problems)
+    colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in ("fill", "stroke")},
+               **{key: value for key, value in style.items() if key in ("fill", "stroke")}}
+    for key in ("fill", "stroke"):
+        if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
+            _contrast(colours.get(key, ""), key, name, problems)
+    for text in (element.text, element.tail):
+        if text and (names_marker(text) or card_face(text) or BIDI_RE.search(text)):
+            problems.append(f"its text {text.strip()[:40]!r} would read as a card's face, a block marker or "
+                            "reordered text")
+    if name in ("text", "tspan") and element.text:
+        element.text = " ".join(element.text.split("\n"))  # one line: the page's Markdown keeps it whole
+    else:
+        element.text = None
+    element.tail = None
+    for child in list(element):
+        if not isinstance(child.tag, str) or _name(child.tag) in DROPPED:  # comments, metadata, style sheets
+            element.remove(child)
+        else:
+            _clean(child, prefix, problems, colours)
+
+
+def _attributes(element: Element, name: str, prefix: str, problems: list[str]) -> dict[str, str]:
+    """Check and rewrite the element's attributes; its style's declarations (cleaned) by property."""
+    declarations = {}
+    for key, value in list(element.attrib.items()):
+        del element.attrib[key]
+        if key == XLINK_HREF:
+            key = "href"
+        if key.lower().startswith("on") or key not in ATTRIBUTES:
+            problems.append(f"<{name}> has the attribute {_name(key)!r}, which a figure may not")
+        elif key == "href":
+            if value.startswith("#"):
+                element.set("href", f"#{prefix}{value[1:]}")
+            elif name == "image" and PICTURE_RE.match(value):
+                element.set("href", value)
+            else:
+                problems.append(f"<{name}> refers to {value[:60]!r}: a figure refers only to its own parts")
+        elif key == "id":
+            element.set("id", prefix + value)
+        elif key == "style":
+            declarations = _style(value, name, prefix, problems)
+            if declarations:
+                element.set("style", "; ".join(f"{k}: {v}" for k, v in declarations.items()))
+        else:
+            element.set(key, _value(value, key, name, prefix, problems))
+    return declarations
+
+
+def _style(text: str, name: str, prefix: str, problems: list[str]) -> dict[str, str]:
+    declarations = {}
+    for item in tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True):
+        if item.type != "declaration" or item.lower_name not in PROPERTIES:
+            problems.append(f"<{name}> has the style {tinycss2.serialize([item]).strip()[:60]!r}, which a figure "
+                            "may not")
+        elif item.lower_name != "font-family":  # text takes the page's fonts
+            declarations[item.lower_name] = _value(tinycss2.serialize(item.value).strip(), item.lower_name, name,
+                                                   prefix, problems)
+    return declarations
+
+
+def _value(text: str, key: str, name: str, prefix: str, problems: list[str]) -> str:
+    """A presentation value: a reference only to the figure's own part (`url(#id)`), black as the page's text."""
+    for token in tinycss2.parse_component_value_list(text):
+        if token.type == "url" or token.type == "function" and token.lower_name == "url":
+            target = token.value if token.type == "url" else tinycss2.serialize(token.arguments).strip(" '\"")
+            if not target.startswith("#"):
+                problems.append(f"<{name}> refers to {target[:60]!r}: a figure refers only to its own parts")
+            return f"url(#{prefix}{target[1:]})"
+        if token.type == "function" and token.lower_name not in FUNCTIONS:
+            problems.append(f"<{name}> has {key} {text[:60]!r}, which a figure may not")
+    if key in COLOURED and tinycss2.color3.parse_color(text) == (0, 0, 0, 1):
+        return "currentColor"
+    return text
+
+
+def _contrast(value: str, key: str, name: str, problems: list[str]) -> None:
+    """A stroke or a text's colour must be the page's text colour or stand out from both schemes' backgrounds."""
+    colour = tinycss2.color3.parse_color(value) if value else None
+    if value in ("", "none", "currentColor") or colour == "currentColor" or colour is None or colour.alpha == 0:
+        return
+    ratios = {scheme: contrast(colour[:3], background) for scheme, background in BACKGROUNDS.items()}
+    low = {scheme: ratio for scheme, ratio in ratios.items() if ratio < MIN_CONTRAST}
+    if low:
+        said = ", ".join(f"{ratio:.2f}:1 on the {scheme} scheme" for scheme, ratio in low.items())
+        problems.append(f"<{name}> draws its {'text' if key == 'fill' else 'stroke'} in {value}, at {said} "
+                        f"(at least {MIN_CONTRAST:g}:1 is needed on both): choose a colour between dark and light, "
+                        "or black, which the page draws in its text colour")
+
+
+def contrast(one: tuple[float, float, float], other: tuple[float, float, float]) -> float:
+    """WCAG 2's contrast ratio of two sRGB colours (channels 0..1)."""
+    def luminance(rgb):
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _size(root: Element, problems: list[str]) -> None:
+    """A figure scales with the column (the style sheet): its viewBox says its shape, its width and height (in
+    CSS pixels) its largest size."""
+    width, height = (LENGTH_RE.match(root.get(key, "")) for key in ("width", "height"))
+    box = root.get("viewBox", "").replace(",", " ").split()
+    if len(box) != 4 and not (width and height):
+        problems.append("it has neither a viewBox nor a width and height in pt or px")
+        return
+    if len(box) != 4:
+        root.set("viewBox", f"0 0 {width[1]} {height[1]}")
+    for key, length in (("width", width), ("height", height)):
+        if length:
+            pixels = float(length[1]) * (4 / 3 if length[2] == "pt" else 1)
+            root.set(key, f"{pixels:g}")
+
+
+def _name(tag: str) -> str:
+    if tag == "{http://www.w3.org/XML/1998/namespace}space":
+        return "xml:space"
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else "comment"
+
+
+# What a figure on a page may hold, for the page guard (which reads the page as a browser does: names in lower
+# case): what clean_svg keeps, and what site.graphs draws (links to the site's own pages, arrow heads, tips).
+SHOWN_ELEMENTS = {name.lower() for name in ELEMENTS} | {"a", "marker", "title"}
+SHOWN_ATTRIBUTES = {_name(name).lower() for name in ATTRIBUTES} | {
+    "class", "role", "aria-label", "marker-end", "refx", "refy", "markerwidth", "markerheight", "orient", "xml:space"}
+SCHEME_RE = re.compile(r"^\s*([a-z][a-z0-9+.-]*:|//|\\)", re.I)
+
+
+def shown_svg_problems(elements: list[tuple[str, dict[str, str]]]) -> list[str]:
+    """Why a figure as a page holds it (each element's tag and attributes, as a browser reads them) is not one
+    the build drew or cleaned: the page guard's check, which trusts neither."""
+    problems = []
+    for tag, attributes in elements:
+        if tag.lower() not in SHOWN_ELEMENTS:
+            problems.append(f"a figure holds <{tag}>")
+        for key, value in attributes.items():
+            key, value = key.lower(), value or ""
+            if key not in SHOWN_ATTRIBUTES or key.startswith("on"):
+                problems.append(f"a figure's <{tag}> has the attribute {key!r}")
+            elif key == "href" and not (value.startswith("#") or tag == "image" and PICTURE_RE.match(value)
+                                        or tag == "a" and not SCHEME_RE.match(value)):
+                problems.append(f"a figure's <{tag}> refers to {value[:60]!r}")
+            elif re.search(r"url\(\s*['\"]?(?!#)|@|expression|\\", value, re.I) and key != "href":
+                problems.append(f"a figure's <{tag}> has {key}={value[:60]!r}")
+            elif key == "class" and not all(c.startswith("proof-graph") for c in value.split()):
+                problems.append(f"a figure's <{tag}> has the class {value[:40]!r}")
+    return problems

@@ -1,0 +1,153 @@
+"""The graph autograd records for a [FIGURE]'s `Graph: f(x)`: traced in the experiment's own run, by autograd.
+
+TRACE is run by the run's supervisor (runner.SUPERVISOR) in the experiment's process, after the script has
+run to its end, with the script's globals: for each call it evaluates the argument there and traces the function
+with autograd's own machinery (`tracer.trace`, `core.VJPNode`, the boxes), as `grad` would. A VJPNode keeps
+only its parents, so the node class records the primitive as well. Every node reachable from the output goes
+into the record, in the order the trace made them, with what tells where its rule was registered: the code of the
+VJP makers in `primitive_vjps` (a lambda's line lies inside its `defvjp(...)` call; a named maker is named there)
+and the names the primitive has in autograd's modules and the script (`divide` is also `true_divide`).
+
+What reaches the build is plain JSON (see `read_graph`): nothing in a drawn graph is typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+MAX_NODES = 80  # a graph past this many nodes is no figure a phone can show
+
+# Run with `exec(TRACE, {"namespace": <the script's globals>, "calls": [(name, argument source), ...],
+# "inside": <the run's resource folder>, "emit": <write one (call index, JSON text)>})`.
+TRACE = r'''
+import json
+import os
+import sys
+
+import autograd
+from autograd.core import VJPNode, primitive_vjps
+from autograd.tracer import trace
+
+package = os.path.dirname(os.path.dirname(os.path.abspath(autograd.__file__))) + os.sep
+core_file = os.path.abspath(sys.modules["autograd.core"].__file__)
+
+
+def where(code):
+    """A code object's file as the build names it (autograd/..., experiments/...), or None."""
+    path = os.path.abspath(code.co_filename)
+    for root in (package, inside + os.sep):
+        if path.startswith(root):
+            return path[len(root):].replace(os.sep, "/")
+    return None
+
+
+def makers(fun):
+    """The VJP makers registered for a primitive: the functions defvjp keeps, found in the closure of what
+    primitive_vjps holds (core.py's own wrappers are looked through, the primitive itself is left out)."""
+    found, pending, seen = [], [primitive_vjps.get(fun)], set()
+    while pending:
+        value = pending.pop()
+        if id(value) in seen or getattr(value, "_is_autograd_primitive", False):
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            pending += list(value.values())
+        elif hasattr(value, "__code__"):
+            if os.path.abspath(value.__code__.co_filename) == core_file:
+                pending += [cell.cell_contents for cell in value.__closure__ or ()]
+            elif where(value.__code__):
+                found.append([where(value.__code__), value.__code__.co_firstlineno, value.__name__])
+    return sorted(found)
+
+
+def names(fun):
+    """Every name the primitive has in autograd's modules and the script's globals."""
+    found = {name for name, value in namespace.items() if value is fun}
+    for module_name, module in list(sys.modules.items()):
+        if module_name.split(".")[0] == "autograd":
+            found |= {name for name, value in vars(module).items() if value is fun}
+    return sorted(found)
+
+
+def traced(name, argument):
+    made = []
+
+    class Recorded(VJPNode):
+        __slots__ = ["fun", "index"]
+
+        def __init__(self, value, fun, args, kwargs, parent_argnums, parents):
+            super().__init__(value, fun, args, kwargs, parent_argnums, parents)
+            self.fun, self.index = fun, len(made)
+            made.append(self)
+
+        def initialize_root(self):
+            super().initialize_root()
+            self.fun, self.index = None, len(made)
+            made.append(self)
+
+    if name not in namespace:
+        return {"error": f"the script defines no {name}"}
+    function = namespace[name]
+    value = eval(argument, namespace)
+    end_value, end = trace(Recorded.new_root(), function, value)
+    if end is None:
+        return {"error": "the output does not depend on the input: autograd traced no operation"}
+    reachable, pending = set(), [end]
+    while pending:
+        node = pending.pop()
+        if node.index not in reachable:
+            reachable.add(node.index)
+            pending += node.parents
+    if len(reachable) > MAX_NODES:
+        return {"error": f"autograd traced {len(reachable)} operations; a figure shows at most {MAX_NODES}"}
+    order = sorted(reachable)
+    nodes = []
+    for index in order:
+        node = made[index]
+        fun = node.fun
+        nodes.append({"name": "x" if fun is None else getattr(fun, "__name__", repr(fun)),
+                      "parents": [order.index(parent.index) for parent in node.parents],
+                      "makers": [] if fun is None else makers(fun), "names": [] if fun is None else names(fun)})
+    return {"nodes": nodes, "output": order.index(end.index)}
+
+
+for number, (name, argument) in enumerate(calls):
+    try:
+        graph = traced(name, argument)
+    except Exception as error:  # the author's call failed: said at the block's line, like a failed run
+        graph = {"error": f"{type(error).__name__}: {error}"}
+    emit(number, json.dumps(graph, sort_keys=True))
+'''.replace("MAX_NODES", str(MAX_NODES))
+
+
+@dataclass(frozen=True)
+class TracedNode:
+    name: str  # the primitive's __name__ ("x" for the input)
+    parents: tuple[int, ...]  # indexes of the nodes whose values it took, in argument order
+    makers: tuple[tuple[str, int, str], ...]  # (file, first line, name) of each VJP maker registered for it
+    names: tuple[str, ...]  # what the primitive is called in autograd's modules and the script
+
+
+@dataclass(frozen=True)
+class TracedGraph:
+    nodes: tuple[TracedNode, ...]  # in the order the trace made them: parents first; the input is node 0
+    output: int
+
+
+def read_graph(text: str) -> TracedGraph | str:
+    """A recorded trace as a graph, or why it is none (the run's error, or a record that is not one)."""
+    try:
+        data = json.loads(text)
+        if "error" in data:
+            return str(data["error"])
+        nodes = tuple(TracedNode(str(node["name"]), tuple(int(p) for p in node["parents"]),
+                                 tuple((str(f), int(line), str(name)) for f, line, name in node["makers"]),
+                                 tuple(str(name) for name in node["names"])) for node in data["nodes"])
+        output = int(data["output"])
+    except (ValueError, KeyError, TypeError) as error:
+        return f"the trace's record cannot be read ({error})"
+    if not nodes or not 0 <= output < len(nodes) or any(not 0 <= p < n for n, node in enumerate(nodes)
+                                                         for p in node.parents):
+        return "the trace's record is not a graph whose parents come first"
+    return TracedGraph(nodes, output)

@@ -1,0 +1,346 @@
+"""[FIGURE] blocks: figures a script writes (collected, cleaned, recorded), the graph autograd traces, the
+page guard's check of what a figure holds, and a fixture site that publishes one. The browser's view of the
+real site's figures is in test_browser.py."""
+
+from __future__ import annotations
+
+import hashlib
+import textwrap
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from codeproof.common.structure import BlockKind
+from codeproof.engine import Engine
+from codeproof.experiments.figures import MATPLOTLIBRC, clean_svg, contrast, shown_svg_problems, BACKGROUNDS
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.experiments.tracing import read_graph
+from codeproof.series.blocks import parse_post
+from codeproof.series.config import series_from_extra
+from codeproof.site import graphs
+from fixture_site import make_site, report
+
+POST = "docs/posts/x.md"
+SCRIPT = "experiments/draw.py"
+SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="100pt" height="50pt" viewBox="0 0 100 50">'
+       '<path d="M 0 0 L 10 10" style="stroke: #000000; fill: none"/><text x="1" y="9">t</text></svg>')
+WRITE = "import os\nopen(os.path.join(os.environ['CODEPROOF_FIGURES'], 'f.svg'), 'w').write({svg!r})\n"
+
+
+def figure_post(*lines: str) -> str:
+    header = "\n".join(("[FIGURE]", f"File: {SCRIPT}", *lines))
+    return f"# A post\n\nSome prose.\n\n{header}\n\nAfter.\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "resources"
+    (root / "experiments").mkdir(parents=True)
+    return root
+
+
+@pytest.fixture
+def engine(root: Path, tmp_path: Path):
+    series = series_from_extra({"name": "Test series", "baseline": {
+        "repo": "HIPS/autograd", "commit": "0" * 40, "version": metadata.version("autograd"),
+        "sdist": "autograd==1.9.1", "sdist_sha256": "7818c5c69ddf9efb7da74097bd741a4c7920133f41966f68537223a15ef798bc"}},
+        root / "mkdocs.yml")
+    runner = ExperimentRunner(root, cache_dir=tmp_path / ".cache", timeout=60, output_cap=1 << 20,
+                              key_file=tmp_path / "secret" / "cache.key")
+    yield Engine(series, runner=runner)
+    runner.finish()
+
+
+def check(engine: Engine, root: Path, script: str, post: str):
+    """Write the script, parse the post, start its experiments as a build does, and check its one block."""
+    (root / SCRIPT).write_text(textwrap.dedent(script), encoding="utf-8")
+    parsed = parse_post(POST, post)
+    assert not parsed.problems, parsed.problems
+    engine.start_experiments([parsed])
+    (block,) = parsed.blocks
+    return engine.check(block)
+
+
+# --- the block --------------------------------------------------------------------------------------
+
+
+def test_a_figure_is_a_header_alone_with_a_file_an_alt_and_what_it_draws():
+    (block,) = parse_post(POST, figure_post("Figure: f.svg", "Alt: a line")).blocks
+    assert (block.kind, block.fields, block.quote) == (BlockKind.FIGURE, {"File": SCRIPT, "Figure": "f.svg",
+                                                                           "Alt": "a line"}, None)
+
+
+@pytest.mark.parametrize("lines, message", [
+    (("Figure: f.svg",), "FIGURE: Alt is missing or empty"),
+    (("Figure: f.svg", "Graph: f(1.0)", "Alt: a"), "FIGURE: give one of Figure"),
+    (("Alt: a",), "FIGURE: give one of Figure"),
+    (("Figure: ../f.svg", "Alt: a"), "FIGURE: Figure '../f.svg' is not a file name ending in .svg"),
+    (("Graph: f(1.0, 2.0)", "Alt: a"), "FIGURE: Graph 'f(1.0, 2.0)' is not a call of a function of the script on one"),
+    (("Graph: import os", "Alt: a"), "FIGURE: Graph 'import os' is not a call"),
+    (("Figure: f.svg", "Alt: a", "Digest: 123"), "FIGURE: Digest '123' is not sha256: and 64 hex digits"),
+    (("Figure: f.svg", "Alt: 输出已验证"), "FIGURE: Alt shows '输出已验证', a card's own face"),
+])
+def test_a_figure_header_that_cannot_be_drawn_fails_at_its_line(lines, message):
+    parsed = parse_post(POST, figure_post(*lines))
+    assert not parsed.blocks
+    assert any(p.line == 5 and p.message.startswith(message) for p in parsed.problems), parsed.problems
+
+
+def test_a_fence_right_under_a_figure_header_is_refused():
+    parsed = parse_post(POST, figure_post("Figure: f.svg", "Alt: a") .replace("\n\nAfter.", "\n```python\nx\n```"))
+    assert [p.message for p in parsed.problems] == ["FIGURE: a figure takes no fenced block: the run draws it"]
+
+
+def test_a_near_miss_of_the_figure_marker_is_refused():
+    parsed = parse_post(POST, "# A post\n\n[Figure]\nFile: experiments/x.py\n")
+    assert "looks like a [FIGURE] block but is not one" in parsed.problems[0].message
+
+
+# --- figures a script writes ---------------------------------------------------------------------
+
+
+def test_a_figure_the_script_writes_is_published_cleaned_with_its_alt(engine, root):
+    checked = check(engine, root, WRITE.format(svg=SVG), figure_post("Figure: f.svg", "Alt: 一条线"))
+    assert checked.problem is None
+    svg = checked.excerpt.text
+    assert svg.startswith('<svg width="133.333" height="66.6667" viewBox="0 0 100 50" fill="currentColor" '
+                          'role="img" aria-label="一条线">')
+    assert 'style="stroke: currentColor; fill: none"' in svg and "\n" not in svg
+
+
+def test_a_figure_the_script_does_not_write_fails_naming_what_it_wrote(engine, root):
+    checked = check(engine, root, WRITE.format(svg=SVG), figure_post("Figure: g.svg", "Alt: a"))
+    assert checked.problem.line == 5
+    assert checked.problem.message == ("FIGURE experiments/draw.py: it did not write g.svg (its figure folder "
+                                       "holds f.svg)")
+    assert "os.environ['CODEPROOF_FIGURES']" in checked.problem.hint
+
+
+def test_a_figure_unlike_its_record_fails_with_the_digest_drawn(engine, root):
+    drawn = "sha256:" + hashlib.sha256(SVG.encode()).hexdigest()
+    checked = check(engine, root, WRITE.format(svg=SVG), figure_post("Figure: f.svg", "Alt: a", "Digest: sha256:" + "0" * 64))
+    assert checked.problem.message == (f"FIGURE experiments/draw.py: the run drew another figure than the one "
+                                       f"recorded: Digest sha256:{'0' * 64}, drawn {drawn}")
+    assert checked.problem.hint == f"if the new figure is right, record it: `Digest: {drawn}`"
+
+
+def test_a_figure_like_its_record_passes(engine, root):
+    drawn = "sha256:" + hashlib.sha256(SVG.encode()).hexdigest()
+    assert check(engine, root, WRITE.format(svg=SVG), figure_post("Figure: f.svg", "Alt: a", f"Digest: {drawn}")).problem is None
+
+
+def test_a_script_that_writes_outside_its_figure_folder_publishes_nothing_and_changes_nothing(engine, root, tmp_path):
+    script = f"""\
+        import os
+        for path in ("docs/f.svg", "../f.svg", "../../f.svg", {str(tmp_path / 'f.svg')!r},
+                     os.path.join(os.environ['CODEPROOF_FIGURES'], '..', 'f.svg')):
+            try:
+                open(path, "w").write({SVG!r})
+            except OSError:
+                pass
+        """
+    checked = check(engine, root, script, figure_post("Figure: f.svg", "Alt: a"))
+    assert checked.problem.message.startswith("FIGURE experiments/draw.py: it did not write f.svg")
+    assert list(tmp_path.parent.rglob("f.svg")) == []
+
+
+def test_a_figure_that_is_a_link_is_refused(engine, root):
+    script = "import os\nos.symlink('/etc/passwd', os.path.join(os.environ['CODEPROOF_FIGURES'], 'f.svg'))\n"
+    checked = check(engine, root, script, figure_post("Figure: f.svg", "Alt: a"))
+    assert checked.problem.message.startswith("FIGURE experiments/draw.py: f.svg it is a link or cannot be read")
+
+
+def test_a_figure_that_needs_more_than_drawing_fails_saying_what(engine, root):
+    hostile = SVG.replace("<text", '<script>alert(1)</script><foreignObject/><text onclick="x()"')
+    checked = check(engine, root, WRITE.format(svg=hostile), figure_post("Figure: f.svg", "Alt: a"))
+    assert checked.problem.message == "FIGURE experiments/draw.py: f.svg cannot be shown as it is"
+    assert checked.problem.detail == ("  it holds <script>, which a figure may not (only drawing elements)\n"
+                                      "  it holds <foreignObject>, which a figure may not (only drawing elements)\n"
+                                      "  <text> has the attribute 'onclick', which a figure may not\n")
+
+
+def test_a_matplotlib_plot_is_text_in_the_page_colours_and_the_same_bytes_on_every_run(engine, root):
+    plot = """\
+        import os
+        import matplotlib.pyplot as plt
+        figure, axes = plt.subplots(figsize=(4, 2.5))
+        axes.plot([0, 1, 2], [0, 1, 4], label="平方")
+        axes.legend()
+        axes.grid(True)
+        figure.savefig(os.path.join(os.environ["CODEPROOF_FIGURES"], "f.svg"))
+        """
+    first = check(engine, root, plot, figure_post("Figure: f.svg", "Alt: 平方的曲线"))
+    assert first.problem is None, first.problem
+    svg = first.excerpt.text
+    assert "<text" in svg and ">平方</text>" in svg and "font-family" not in svg and "metadata" not in svg
+    assert "<style" not in svg and "stroke: currentColor" in svg
+    again = ExperimentRunner(root, cache_dir=root / "other-cache", timeout=60, output_cap=1 << 20, use_cache=False)
+    again.start(SCRIPT)
+    assert again.result(SCRIPT).figures == first.run.figures
+    again.finish()
+
+
+# --- cleaning -------------------------------------------------------------------------------------
+
+
+def test_ids_and_references_get_the_figures_prefix():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 9 9">'
+           '<defs><clipPath id="c"><rect width="9" height="9"/></clipPath><path id="m" d="M 0 0"/></defs>'
+           '<use xlink:href="#m" clip-path="url(#c)"/></svg>')
+    clean = clean_svg(svg, "p-", "a")
+    assert '<clipPath id="p-c">' in clean.svg and '<use href="#p-m" clip-path="url(#p-c)" />' in clean.svg
+
+
+@pytest.mark.parametrize("part, problem", [
+    ('<use href="https://example.org/a.svg#x"/>', "<use> refers to 'https://example.org/a.svg#x'"),
+    ('<image href="file:///etc/passwd"/>', "<image> refers to 'file:///etc/passwd'"),
+    ('<path style="fill: url(https://example.org/x)"/>', "<path> refers to 'https://example.org/x'"),
+    ('<a href="https://example.org"><text>x</text></a>', "it holds <a>"),
+    ('<path style="behavior: url(x.htc)"/>', "<path> has the style 'behavior: url(x.htc);'"),
+    ('<text fill="#cccccc">x</text>', "<text> draws its text in #cccccc, at 1.61:1 on the light scheme"),
+    ('<path stroke="#333333" d="M 0 0"/>', "<path> draws its stroke in #333333, at 1.29:1 on the dark scheme"),
+    ('<text>输出已验证</text>', "its text '输出已验证' would read as a card's face"),
+    ('<text>[OUTPUT]</text>', "its text '[OUTPUT]' would read as a card's face, a block marker"),
+])
+def test_what_a_figure_may_not_hold_is_named(part, problem):
+    clean = clean_svg(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9">{part}</svg>', "p-", "a")
+    assert clean.svg == "" and any(p.startswith(problem) for p in clean.problems), clean.problems
+
+
+def test_an_xml_bomb_is_refused_before_it_expands():
+    bomb = '<?xml version="1.0"?><!DOCTYPE s [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><svg>&b;</svg>'
+    assert clean_svg(bomb, "p-", "a").problems[0].startswith("it is not well-formed XML without entities")
+
+
+def test_the_default_colours_a_run_gives_matplotlib_read_on_both_backgrounds():
+    colours = [line for line in MATPLOTLIBRC.splitlines() if "prop_cycle" in line or "767676" in line]
+    hexes = {h for line in colours for h in __import__("re").findall(r"[0-9a-f]{6}", line)}
+    assert len(hexes) == 6
+    for value in hexes:
+        rgb = tuple(int(value[i:i + 2], 16) / 255 for i in (0, 2, 4))
+        assert min(contrast(rgb, background) for background in BACKGROUNDS.values()) >= 3, value
+
+
+# --- the traced graph --------------------------------------------------------------------------------
+
+GRAPH_SCRIPT = """\
+    import autograd.numpy as np
+
+    def g(x):
+        return np.sin(x) * x + np.exp(x) / 2.0
+
+    def const(x):
+        return 1.0
+    """
+
+
+def test_the_traced_graph_of_a_small_function_has_exactly_its_primitives_and_edges(engine, root):
+    checked = check(engine, root, GRAPH_SCRIPT, figure_post("Graph: g(1.5)", "Alt: a"))
+    assert checked.problem is None, checked.problem
+    graph = read_graph(checked.excerpt.text)
+    names = [node.name for node in graph.nodes]
+    edges = {(names[p], node.name) for node in graph.nodes for p in node.parents}
+    # Written by hand from the function, not from a trace: g(x) = sin(x) * x + exp(x) / 2.0.
+    assert sorted(names) == sorted(["x", "sin", "multiply", "exp", "divide", "add"])
+    assert edges == {("x", "sin"), ("sin", "multiply"), ("x", "multiply"), ("x", "exp"), ("exp", "divide"),
+                     ("multiply", "add"), ("divide", "add")}
+    assert names[graph.output] == "add"
+
+
+def test_each_node_links_to_the_registration_that_took_effect(engine, root):
+    checked = check(engine, root, GRAPH_SCRIPT, figure_post("Graph: g(1.5)", "Alt: a"))
+    graph = read_graph(checked.excerpt.text)
+    package = Path(metadata.distribution("autograd").locate_file("autograd")).parent
+
+    def read(path: str) -> str:
+        return (package / path).read_text(encoding="utf-8")
+
+    found = {node.name: graphs.registration(node, read) for node in graph.nodes[1:]}
+    lines = {name: (r.path, r.first, r.last, r.line) for name, r in found.items()}
+    # numpy_vjps.py at the pin registers divide twice (lines 89-93 and, as true_divide, 124-128): the later wins.
+    assert lines == {
+        "sin": ("autograd/numpy/numpy_vjps.py", 170, 170, "defvjp(anp.sin, …)"),
+        "multiply": ("autograd/numpy/numpy_vjps.py", 79, 83, "defvjp(anp.multiply, …)"),
+        "exp": ("autograd/numpy/numpy_vjps.py", 163, 163, "defvjp(anp.exp, …)"),
+        "divide": ("autograd/numpy/numpy_vjps.py", 124, 128, "defvjp(anp.true_divide, …)"),
+        "add": ("autograd/numpy/numpy_vjps.py", 76, 78, "defvjp(anp.add, …)"),
+    }
+
+
+def test_a_primitive_the_script_defines_links_to_its_own_defvjp(engine, root):
+    script = """\
+        from autograd.extend import primitive, defvjp
+
+        @primitive
+        def square(x):
+            return x * x
+
+        defvjp(square, lambda ans, x: lambda g: 2 * x * g)
+        """
+    checked = check(engine, root, script, figure_post("Graph: square(3.0)", "Alt: a"))
+    (node,) = read_graph(checked.excerpt.text).nodes[1:]
+    found = graphs.registration(node, lambda path: (root / path).read_text())
+    assert (found.path, found.first, found.line) == (SCRIPT, 7, "defvjp(square, …)")
+
+
+@pytest.mark.parametrize("graph, message", [
+    ("h(1.0)", "cannot trace h(1.0): the script defines no h"),
+    ("g(undefined_name)", "cannot trace g(undefined_name): NameError: name 'undefined_name' is not defined"),
+    ("const(1.0)", "cannot trace const(1.0): the output does not depend on the input: autograd traced no operation"),
+])
+def test_a_graph_that_cannot_be_traced_fails_at_its_line(engine, root, graph, message):
+    checked = check(engine, root, GRAPH_SCRIPT, figure_post(f"Graph: {graph}", "Alt: a"))
+    assert checked.problem.line == 5 and checked.problem.message == f"FIGURE experiments/draw.py: {message}"
+
+
+def test_the_drawn_graph_is_the_same_bytes_every_time(engine, root):
+    checked = check(engine, root, GRAPH_SCRIPT, figure_post("Graph: g(1.5)", "Alt: a"))
+    graph = read_graph(checked.excerpt.text)
+    draw = lambda: graphs.draw(graph, "g(1.5)", "a", "p-", lambda r: f"#{r.first}", lambda path: None)
+    assert draw() == draw() and draw().count("<rect") == 6 and "<a " not in draw()
+
+
+# --- the guard's own check ------------------------------------------------------------------------
+
+
+def test_the_guard_names_what_a_figure_on_a_page_may_not_hold():
+    assert shown_svg_problems([("svg", {"viewBox": "0 0 1 1"}), ("a", {"href": "../../source/x/#L1"}),
+                               ("path", {"style": "fill: url(#p-c)"})]) == []
+    assert shown_svg_problems([("foreignObject", {}), ("a", {"href": "javascript:x"}), ("path", {"onload": "x"}),
+                               ("g", {"style": "fill: url(http://x)"}), ("use", {"href": "//x/a.svg#b"}),
+                               ("g", {"class": "md-nav"})]) == [
+        "a figure holds <foreignObject>", "a figure's <a> refers to 'javascript:x'",
+        "a figure's <path> has the attribute 'onload'", "a figure's <g> has style='fill: url(http://x)'",
+        "a figure's <use> refers to '//x/a.svg#b'", "a figure's <g> has the class 'md-nav'"]
+
+
+# --- a built site ---------------------------------------------------------------------------------
+
+FIXTURE_FIGURE = f"[FIGURE]\nFile: {SCRIPT}\nFigure: f.svg\nAlt: 一条线与字母 t\n\nThe end."
+
+
+def test_a_built_post_shows_the_figure_in_a_verified_card_with_the_outputs_stamp(tmp_path):
+    site = make_site(tmp_path, material=True)
+    (site.root / SCRIPT).write_text(WRITE.format(svg=SVG), encoding="utf-8")
+    site.edit("The end.", FIXTURE_FIGURE)
+    out, log = site.build()
+    assert out, log
+    html = (out / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    card = html[html.index('<div class="proof-card proof-card--figure">'):]
+    card = card[:card.index("</div>\n<p>The end.")]
+    assert '<svg width="133.333" height="66.6667" viewBox="0 0 100 50" fill="currentColor" role="img" ' \
+           'aria-label="一条线与字母 t">' in card
+    assert '<a href="../../experiments/draw/"><code>experiments/draw.py</code></a>' in card
+    assert "✓ 输出已验证 · Python " in card and "data-codeproof" not in html
+
+
+def test_a_figure_the_script_does_not_write_fails_the_build_at_its_line(tmp_path):
+    site = make_site(tmp_path)
+    (site.root / SCRIPT).write_text("print('no figure')\n", encoding="utf-8")
+    site.edit("The end.", FIXTURE_FIGURE)
+    line = site.post.read_text(encoding="utf-8").split("\n").index("[FIGURE]") + 1
+    out, log = site.build()
+    assert out is None
+    assert f"docs/posts/p.md:{line}: FIGURE experiments/draw.py: it did not write f.svg (its figure folder holds " \
+           "nothing)" in report(log)
