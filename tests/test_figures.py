@@ -122,7 +122,7 @@ def test_a_figure_unlike_its_record_fails_with_the_digest_drawn(engine, root):
     checked = check(engine, root, WRITE.format(svg=SVG), figure_post("Figure: f.svg", "Alt: a", "Digest: sha256:" + "0" * 64))
     assert checked.problem.message == (f"FIGURE experiments/draw.py: the run drew another figure than the one "
                                        f"recorded: Digest sha256:{'0' * 64}, drawn {drawn}")
-    assert checked.problem.hint == f"if the new figure is right, record it: `Digest: {drawn}`"
+    assert checked.problem.hint == f"if the new figure is right, run `./dev.sh update` to record it (`Digest: {drawn}`)"
 
 
 def test_a_figure_like_its_record_passes(engine, root):
@@ -206,6 +206,48 @@ def test_ids_and_references_get_the_figures_prefix():
 def test_what_a_figure_may_not_hold_is_named(part, problem):
     clean = clean_svg(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9">{part}</svg>', "p-", "a")
     assert clean.svg == "" and any(p.startswith(problem) for p in clean.problems), clean.problems
+
+
+@pytest.mark.parametrize("svg, problem", [
+    # A reference whose target closes url() and goes on with declarations of its own.
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><path style=\'fill: url("#a); position: fixed; '
+     'inset: 0")\'/></svg>', "<path> refers to '#a); position: fixed; inset: 0': a figure refers only to its own parts"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9" transform="translate(0,-2000) scale(20)"/>',
+     "its <svg> has a transform, which would move it out of its place on the page"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9">' + "<g>" * 3000 + "</g>" * 3000 + "</svg>",
+     "its elements are nested deeper than 64"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" width="1..2pt" height="5pt"/>',
+     "its <svg> has the width '1..2pt', which is no length in pt or px"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><text>✓ 输出<tspan>已验证</tspan></text></svg>',
+     "its text '✓ 输出已验证' would read as a card's face"),
+])
+def test_a_figure_built_to_escape_its_place_or_the_cleaning_is_refused_without_a_traceback(svg, problem):
+    clean = clean_svg(svg, "p-", "a")
+    assert clean.svg == "" and any(p.startswith(problem) for p in clean.problems), clean.problems
+
+
+def test_text_after_a_tspan_is_kept():
+    clean = clean_svg('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><text>a<tspan>b</tspan> c</text>'
+                      '</svg>', "p-", "a")
+    assert "<text>a<tspan>b</tspan> c</text>" in clean.svg
+
+
+def test_a_folder_named_as_the_figure_is_refused(engine, root):
+    script = "import os\nos.mkdir(os.path.join(os.environ['CODEPROOF_FIGURES'], 'f.svg'))\n"
+    checked = check(engine, root, script, figure_post("Figure: f.svg", "Alt: a"))
+    assert checked.problem.message.startswith("FIGURE experiments/draw.py: f.svg it is not a regular file")
+
+
+@pytest.mark.parametrize("record, why", [
+    ('{"nodes": [{"name": "x", "parents": [], "makers": [], "names": []}, {"name": "sin\\u202e", "parents": [0], '
+     '"makers": [], "names": []}], "output": 1}', "the trace's record names 'sin\\u202e', which is no primitive's name"),
+    ('{"nodes": [{"name": "x", "parents": [], "makers": [], "names": []}, {"name": "sin", "parents": [0], '
+     '"makers": [["../etc/passwd", 1, "f"]], "names": []}], "output": 1}', "the trace's record names '../etc/passwd'"),
+    ('{"nodes": [' + ", ".join(['{"name": "x", "parents": [], "makers": [], "names": []}'] * 81) + '], "output": 0}',
+     "the trace's record is not a graph of at most 80 nodes"),
+])
+def test_a_trace_record_the_script_could_have_forged_must_still_be_a_graph_of_names(record, why):
+    assert read_graph(record).startswith(why)
 
 
 def test_an_xml_bomb_is_refused_before_it_expands():
@@ -306,13 +348,18 @@ def test_the_drawn_graph_is_the_same_bytes_every_time(engine, root):
 
 def test_the_guard_names_what_a_figure_on_a_page_may_not_hold():
     assert shown_svg_problems([("svg", {"viewBox": "0 0 1 1"}), ("a", {"href": "../../source/x/#L1"}),
-                               ("path", {"style": "fill: url(#p-c)"})]) == []
-    assert shown_svg_problems([("foreignObject", {}), ("a", {"href": "javascript:x"}), ("path", {"onload": "x"}),
+                               ("path", {"style": "fill: url(#p-c)"})], "sin") == []
+    assert shown_svg_problems([("svg", {"transform": "scale(9)"}), ("foreignObject", {}),
+                               ("a", {"href": "javascript:x"}), ("path", {"onload": "x"}),
                                ("g", {"style": "fill: url(http://x)"}), ("use", {"href": "//x/a.svg#b"}),
-                               ("g", {"class": "md-nav"})]) == [
+                               ("g", {"class": "md-nav"}), ("g", {"style": "fill: none; position: fixed"})],
+                              "✓ 输出 已验证") == [
+        "its text '✓ 输出 已验证' would read as a card's face, a block marker or reordered text",
+        "a figure's <svg> has a transform or a style",
         "a figure holds <foreignObject>", "a figure's <a> refers to 'javascript:x'",
         "a figure's <path> has the attribute 'onload'", "a figure's <g> has style='fill: url(http://x)'",
-        "a figure's <use> refers to '//x/a.svg#b'", "a figure's <g> has the class 'md-nav'"]
+        "a figure's <use> refers to '//x/a.svg#b'", "a figure's <g> has the class 'md-nav'",
+        "a figure's <g> has style='fill: none; position: fixed'"]
 
 
 # --- a built site ---------------------------------------------------------------------------------
@@ -344,3 +391,40 @@ def test_a_figure_the_script_does_not_write_fails_the_build_at_its_line(tmp_path
     assert out is None
     assert f"docs/posts/p.md:{line}: FIGURE experiments/draw.py: it did not write f.svg (its figure folder holds " \
            "nothing)" in report(log)
+
+
+def test_a_primitive_whose_name_reads_as_a_cards_face_is_not_drawn(engine, root):
+    script = """\
+        from autograd.extend import primitive, defvjp
+
+        @primitive
+        def 输出已验证(x):
+            return x * x
+
+        defvjp(输出已验证, lambda ans, x: lambda g: 2 * x * g)
+
+        def g(x):
+            return 输出已验证(x)
+        """
+    checked = check(engine, root, script, figure_post("Graph: g(3.0)", "Alt: a"))
+    assert checked.problem.message == ("FIGURE experiments/draw.py: cannot trace g(3.0): a primitive is named "
+                                       "'输出已验证', which would read as a card's face or a block marker")
+
+
+def test_the_names_a_script_left_in_its_figure_folder_are_shown_escaped(engine, root):
+    script = "import os\nopen(os.path.join(os.environ['CODEPROOF_FIGURES'], 'x\\x1b[31m.svg'), 'w').write('x')\n"
+    checked = check(engine, root, script, figure_post("Figure: f.svg", "Alt: a"))
+    assert checked.problem.message == ("FIGURE experiments/draw.py: it did not write f.svg (its figure folder holds "
+                                       "x<U+001B>[31m.svg)")
+
+
+def test_update_records_the_digest_of_the_figure_drawn_and_nothing_else(tmp_path):
+    site = make_site(tmp_path)
+    (site.root / SCRIPT).write_text(WRITE.format(svg=SVG), encoding="utf-8")
+    site.edit("The end.", FIXTURE_FIGURE.replace("\n\nThe end.", f"\nDigest: sha256:{'0' * 64}\n\nThe end."))
+    before = site.post.read_text(encoding="utf-8")
+    assert site.check()[0] == 1
+    assert site.check("update")[0] == 0
+    drawn = hashlib.sha256(SVG.encode()).hexdigest()
+    assert site.post.read_text(encoding="utf-8") == before.replace("0" * 64, drawn)
+    assert site.check()[0] == 0

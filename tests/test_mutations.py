@@ -24,7 +24,7 @@ def test_every_switch_has_its_files():
 @pytest.mark.parametrize("name", sorted(SWITCHES))
 def test_switching_a_safeguard_off_fails_a_test_marked_for_it(name):
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS")}
-    done = subprocess.run([sys.executable, "-m", "pytest", "--mutate", name, "-n0", "-q",
+    done = subprocess.run([sys.executable, "-m", "pytest", "--mutate", name, "-n0", "-q", "-x",
                            "-p", "no:cacheprovider", "-o", "addopts=", *FILES[name]],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     summary = done.stdout.strip().splitlines()[-1]

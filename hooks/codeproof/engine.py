@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 from codeproof.site import addresses, graphs, render
-from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
+from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, card_face, first_unshown, marker_kind, names_marker
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series
 from codeproof.experiments.figures import clean_svg
@@ -189,15 +189,18 @@ class Engine:
             call = _call(block)
             produced = run.traces.get(call)
             graph = read_graph(produced) if produced is not None else "the run traced nothing (it did not reach its end)"
+            faces = [] if isinstance(graph, str) else [n.name for n in graph.nodes if names_marker(n.name) or card_face(n.name)]
+            if faces:  # a primitive's name may be any identifier: shown in a card, it must not read as its face
+                graph = f"a primitive is named {faces[0]!r}, which would read as a card's face or a block marker"
             if isinstance(graph, str):
-                return self._problem(block, f"FIGURE {script}: cannot trace {call}: {graph}",
+                return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
                                      "the call runs after the script, with its globals: name a function it defines "
                                      "and an input autograd can trace", run)
             figure = produced
         else:
             name = block.fields["Figure"]
             if name in run.figure_faults or name not in run.figures:
-                wrote = ", ".join(sorted({*run.figures, *run.figure_faults})) or "nothing"
+                wrote = _shown(", ".join(sorted({*run.figures, *run.figure_faults}))) or "nothing"  # names are the script's
                 why = f"{name} {run.figure_faults[name]}" if name in run.figure_faults else f"it did not write {name}"
                 return self._problem(block, f"FIGURE {script}: {why} (its figure folder holds {wrote})",
                                      f"write the figure to os.path.join(os.environ['{FIGURES_ENV}'], '{name}'): "
@@ -213,9 +216,11 @@ class Engine:
             figure = clean.svg
         digest = "sha256:" + hashlib.sha256(produced.encode("utf-8")).hexdigest()
         if block.fields.get("Digest", digest) != digest:
-            return self._problem(block, f"FIGURE {script}: the run drew another figure than the one recorded: "
+            return Checked(block, problem=Problem(
+                block.post, block.line, f"FIGURE {script}: the run drew another figure than the one recorded: "
                                         f"Digest {block.fields['Digest']}, drawn {digest}",
-                                 f"if the new figure is right, record it: `Digest: {digest}`", run)
+                hint=f"if the new figure is right, run `./dev.sh update` to record it (`Digest: {digest}`)"),
+                repair=digest, run=run)
         return Checked(block, excerpt=_whole(figure), run=run)
 
     def _figure(self, checked: Checked, link: Callable[[str], str]) -> str:
@@ -294,6 +299,7 @@ class Engine:
 
 
 MAX_SAID = 8  # of a figure's problems; the rest are counted
+MAX_REASON = 300  # characters of why a graph was not traced (the error is the script's, of any length)
 
 
 def _call(block: Block) -> str:

@@ -55,6 +55,10 @@ BACKGROUNDS = {"light": (1.0, 1.0, 1.0), "dark": colorsys.hls_to_rgb(232 / 360, 
 # from run to run, nothing paints the page's background, and the default colours and grey lines reach 3:1 on both
 # backgrounds. A script may change any of them; the cleaning checks what it draws.
 MATPLOTLIBRC = """\
+figure.figsize: 4.5, 3
+font.size: 11
+savefig.bbox: tight
+savefig.pad_inches: 0.1
 svg.fonttype: none
 svg.hashsalt: codeproof
 figure.facecolor: none
@@ -65,7 +69,10 @@ legend.edgecolor: 767676
 grid.color: 767676
 axes.prop_cycle: cycler('color', ['1f77b4', 'd35f00', '2ca02c', 'd62728', '9467bd', '767676'])
 """
-LENGTH_RE = re.compile(r"^\s*([0-9.]+)\s*(pt|px)?\s*$")
+LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(pt|px)?\s*$")
+MAX_DEPTH = 64  # elements within elements: matplotlib nests about 8 deep; past this, no drawing but a trap
+TARGET_RE = re.compile(r"^#[A-Za-z0-9_.:-]{1,200}$")  # what a reference may name: one of the figure's own ids
+MAX_LABEL = 200  # characters of a text element quoted in a problem
 
 
 def collect_figures(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -82,11 +89,16 @@ def collect_figures(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
         except OSError:
             faults[name] = "it is a link or cannot be read"
             continue
-        with os.fdopen(descriptor, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # a folder, a FIFO, a device
                 faults[name] = "it is not a regular file"
                 continue
-            data = handle.read(FIGURE_CAP + 1)
+            data = os.read(descriptor, FIGURE_CAP + 1)
+        except OSError:
+            faults[name] = "it cannot be read"
+            continue
+        finally:
+            os.close(descriptor)
         if len(data) > FIGURE_CAP:
             faults[name] = f"it is larger than {FIGURE_CAP // 1024 // 1024} MiB"
             continue
@@ -113,7 +125,10 @@ def clean_svg(text: str, prefix: str, alt: str) -> CleanFigure:
     if root.tag != f"{{{SVG_NS}}}svg":
         return CleanFigure("", (f"its root element is {_name(root.tag)}, not an svg of the SVG namespace",))
     problems: list[str] = []
-    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"})
+    for key in ("transform", "style"):  # on the outer <svg>, they would move or restyle it over the page
+        if key in root.attrib:
+            problems.append(f"its <svg> has a {key}, which would move it out of its place on the page")
+    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0)
     _size(root, problems)
     if "fill" not in root.attrib:  # SVG's default is black, which a page shows in its text colour
         root.set("fill", "currentColor")
@@ -124,11 +139,15 @@ def clean_svg(text: str, prefix: str, alt: str) -> CleanFigure:
     return CleanFigure(tostring(root, encoding="unicode"), ())
 
 
-def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str]) -> None:
+def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
+           in_text: bool = False) -> None:
     """Clean an element and what it holds in place, and say what cannot be cleaned."""
     name = _name(element.tag)
     if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
         problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
+        return
+    if depth > MAX_DEPTH:
+        problems.append(f"its elements are nested deeper than {MAX_DEPTH}")
         return
     element.tag = name  # the default namespace, written once on the root
     style = _attributes(element, name, prefix, problems)
@@ -137,20 +156,24 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     for key in ("fill", "stroke"):
         if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
             _contrast(colours.get(key, ""), key, name, problems)
-    for text in (element.text, element.tail):
-        if text and (names_marker(text) or card_face(text) or BIDI_RE.search(text)):
-            problems.append(f"its text {text.strip()[:40]!r} would read as a card's face, a block marker or "
-                            "reordered text")
-    if name in ("text", "tspan") and element.text:
-        element.text = " ".join(element.text.split("\n"))  # one line: the page's Markdown keeps it whole
-    else:
-        element.text = None
-    element.tail = None
+    if name == "text":  # what a reader reads of it, its parts joined
+        problems += shown_text_problems("".join(element.itertext()))
+    textual = name in ("text", "tspan")
+    element.text = " ".join(element.text.split("\n")) if textual and element.text else None  # one line: Markdown
+    element.tail = " ".join(element.tail.split("\n")) if in_text and element.tail else None  # keeps it whole
     for child in list(element):
         if not isinstance(child.tag, str) or _name(child.tag) in DROPPED:  # comments, metadata, style sheets
             element.remove(child)
         else:
-            _clean(child, prefix, problems, colours)
+            _clean(child, prefix, problems, colours, depth + 1, textual)
+
+
+def shown_text_problems(text: str) -> list[str]:
+    """Why text a figure shows cannot be shown in a verified card: it reads as the card's face or a marker, or
+    reads in another order than it is written."""
+    if names_marker(text) or card_face(text) or BIDI_RE.search(text):
+        return [f"its text {text.strip()[:MAX_LABEL]!r} would read as a card's face, a block marker or reordered text"]
+    return []
 
 
 def _attributes(element: Element, name: str, prefix: str, problems: list[str]) -> dict[str, str]:
@@ -163,13 +186,15 @@ def _attributes(element: Element, name: str, prefix: str, problems: list[str]) -
         if key.lower().startswith("on") or key not in ATTRIBUTES:
             problems.append(f"<{name}> has the attribute {_name(key)!r}, which a figure may not")
         elif key == "href":
-            if value.startswith("#"):
+            if TARGET_RE.match(value):
                 element.set("href", f"#{prefix}{value[1:]}")
             elif name == "image" and PICTURE_RE.match(value):
                 element.set("href", value)
             else:
                 problems.append(f"<{name}> refers to {value[:60]!r}: a figure refers only to its own parts")
         elif key == "id":
+            if not TARGET_RE.match("#" + value):
+                problems.append(f"<{name}> has the id {value[:60]!r}: an id is letters, digits and _ . : -")
             element.set("id", prefix + value)
         elif key == "style":
             declarations = _style(value, name, prefix, problems)
@@ -197,8 +222,9 @@ def _value(text: str, key: str, name: str, prefix: str, problems: list[str]) -> 
     for token in tinycss2.parse_component_value_list(text):
         if token.type == "url" or token.type == "function" and token.lower_name == "url":
             target = token.value if token.type == "url" else tinycss2.serialize(token.arguments).strip(" '\"")
-            if not target.startswith("#"):
-                problems.append(f"<{name}> refers to {target[:60]!r}: a figure refers only to its own parts")
+            if not TARGET_RE.match(target):
+                problems.append(f"<{name}> refers to {target[:60]!r}: a figure refers only to its own parts, by id")
+                return ""
             return f"url(#{prefix}{target[1:]})"
         if token.type == "function" and token.lower_name not in FUNCTIONS:
             problems.append(f"<{name}> has {key} {text[:60]!r}, which a figure may not")
@@ -234,6 +260,10 @@ def _size(root: Element, problems: list[str]) -> None:
     """A figure scales with the column (the style sheet): its viewBox says its shape, its width and height (in
     CSS pixels) its largest size."""
     width, height = (LENGTH_RE.match(root.get(key, "")) for key in ("width", "height"))
+    for key, length in (("width", width), ("height", height)):
+        if key in root.attrib and not length:
+            problems.append(f"its <svg> has the {key} {root.get(key)[:40]!r}, which is no length in pt or px")
+            return
     box = root.get("viewBox", "").replace(",", " ").split()
     if len(box) != 4 and not (width and height):
         problems.append("it has neither a viewBox nor a width and height in pt or px")
@@ -260,10 +290,13 @@ SHOWN_ATTRIBUTES = {_name(name).lower() for name in ATTRIBUTES} | {
 SCHEME_RE = re.compile(r"^\s*([a-z][a-z0-9+.-]*:|//|\\)", re.I)
 
 
-def shown_svg_problems(elements: list[tuple[str, dict[str, str]]]) -> list[str]:
-    """Why a figure as a page holds it (each element's tag and attributes, as a browser reads them) is not one
-    the build drew or cleaned: the page guard's check, which trusts neither."""
-    problems = []
+def shown_svg_problems(elements: list[tuple[str, dict[str, str]]], text: str) -> list[str]:
+    """Why a figure as a page holds it (each element's tag and attributes, as a browser reads them, the outer
+    <svg> first; and its text) is not one the build drew or cleaned: the page guard's check, which trusts
+    neither."""
+    problems = shown_text_problems(text)
+    if elements and {"transform", "style"} & set(elements[0][1]):
+        problems.append("a figure's <svg> has a transform or a style")
     for tag, attributes in elements:
         if tag.lower() not in SHOWN_ELEMENTS:
             problems.append(f"a figure holds <{tag}>")
@@ -274,8 +307,15 @@ def shown_svg_problems(elements: list[tuple[str, dict[str, str]]]) -> list[str]:
             elif key == "href" and not (value.startswith("#") or tag == "image" and PICTURE_RE.match(value)
                                         or tag == "a" and not SCHEME_RE.match(value)):
                 problems.append(f"a figure's <{tag}> refers to {value[:60]!r}")
-            elif re.search(r"url\(\s*['\"]?(?!#)|@|expression|\\", value, re.I) and key != "href":
+            elif key == "style" and not _plain_style(value) or re.search(r"url\((?!#[\w.:-]+\))|@|expression|\\", value, re.I) \
+                    and key != "href":
                 problems.append(f"a figure's <{tag}> has {key}={value[:60]!r}")
             elif key == "class" and not all(c.startswith("proof-graph") for c in value.split()):
                 problems.append(f"a figure's <{tag}> has the class {value[:40]!r}")
     return problems
+
+
+def _plain_style(text: str) -> bool:
+    """Whether a style attribute is only declarations of the drawing properties a figure may set."""
+    items = tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True)
+    return all(item.type == "declaration" and item.lower_name in PROPERTIES and not item.important for item in items)

@@ -8,7 +8,10 @@ into the record, in the order the trace made them, with what tells where its rul
 VJP makers in `primitive_vjps` (a lambda's line lies inside its `defvjp(...)` call; a named maker is named there)
 and the names the primitive has in autograd's modules and the script (`divide` is also `true_divide`).
 
-What reaches the build is plain JSON (see `read_graph`): nothing in a drawn graph is typed by hand.
+What reaches the build is plain JSON (see `read_graph`): nothing in a drawn graph is typed by hand. It is as
+trustworthy as the script, which runs in the same process (and could patch autograd, or write a record of its
+own): the build checks that the record is a graph of names it can show, and finds each rule in the pinned source
+itself (site.graphs), but the script is reviewed like every line it prints.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from codeproof.series.config import normal_path
+
 MAX_NODES = 80  # a graph past this many nodes is no figure a phone can show
+MAX_NAME = 40  # characters of a node's label
 
 # Run with `exec(TRACE, {"namespace": <the script's globals>, "calls": [(name, argument source), ...],
 # "inside": <the run's resource folder>, "emit": <write one (call index, JSON text)>})`.
@@ -147,7 +153,11 @@ def read_graph(text: str) -> TracedGraph | str:
         output = int(data["output"])
     except (ValueError, KeyError, TypeError) as error:
         return f"the trace's record cannot be read ({error})"
-    if not nodes or not 0 <= output < len(nodes) or any(not 0 <= p < n for n, node in enumerate(nodes)
-                                                         for p in node.parents):
-        return "the trace's record is not a graph whose parents come first"
+    if not nodes or len(nodes) > MAX_NODES or not 0 <= output < len(nodes) \
+            or any(not 0 <= p < n for n, node in enumerate(nodes) for p in node.parents):
+        return f"the trace's record is not a graph of at most {MAX_NODES} nodes whose parents come first"
+    odd = [node.name for node in nodes if not node.name.isidentifier() or len(node.name) > MAX_NAME] + \
+        [path for node in nodes for path, _, _ in node.makers if normal_path(path) != path]
+    if odd:
+        return f"the trace's record names {odd[0][:MAX_NAME]!r}, which is no primitive's name or file"
     return TracedGraph(nodes, output)

@@ -1,4 +1,4 @@
-"""`update`: write repaired quotes and outputs back into a post, touching nothing else.
+"""`update`: write repaired quotes, outputs and figures' digests back into a post, touching nothing else.
 
 The post keeps its byte order mark, line endings and file mode; a fence is lengthened only when
 the new text holds a run of backticks that would close it."""
@@ -12,7 +12,7 @@ from pathlib import Path
 from codeproof.series.blocks import FENCE_RE
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.fences import fence_for
-from codeproof.common.structure import Checked, ParsedPost
+from codeproof.common.structure import BlockKind, Checked, ParsedPost
 
 
 def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
@@ -36,6 +36,10 @@ def rewritten_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> tu
     lines = list(parsed.lines)
     for checked in sorted(repairs, key=lambda c: c.block.start, reverse=True):
         block, new = checked.block, checked.repair.split("\n")
+        if block.kind is BlockKind.FIGURE:  # its record is a header line, the digest of what the run drew
+            at = next(n for n in range(block.start, block.end) if lines[n].startswith("Digest:"))
+            lines[at] = f"Digest: {checked.repair}"
+            continue
         lang = block.kind.lang
         if block.quote is None:  # no fenced block yet: add one after the header paragraph
             ticks = fence_for(checked.repair)

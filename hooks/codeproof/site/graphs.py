@@ -42,7 +42,8 @@ def registration(node: TracedNode, read: Callable[[str], str | None]) -> Registr
         statements = _statements(text) if text is not None else ()
         for statement in statements:
             inside = statement.lineno <= line <= statement.end_lineno
-            if name == "<lambda>" and inside or name != "<lambda>" and _registers(statement, name, node.names):
+            if name == "<lambda>" and inside and _registers(statement, None, node.names) \
+                    or name != "<lambda>" and _registers(statement, name, node.names):
                 found.append(Registration(path, statement.lineno, statement.end_lineno, _shown(statement, text)))
     return max(found, key=lambda r: (r.path, r.first)) if found else None
 
@@ -63,12 +64,13 @@ def _shown(statement: ast.stmt, text: str) -> str:
     return text.split("\n")[statement.lineno - 1].strip()
 
 
-def _registers(statement: ast.stmt, maker: str, names: tuple[str, ...]) -> bool:
-    """Whether a statement is a registrar's call for one of the primitive's names that passes the named maker."""
+def _registers(statement: ast.stmt, maker: str | None, names: tuple[str, ...]) -> bool:
+    """Whether a statement is a registrar's call for one of the primitive's names that passes the named maker
+    (None: a lambda, which the caller found inside it)."""
     call = statement.value if isinstance(statement, ast.Expr) else None
     if not isinstance(call, ast.Call) or _last_name(call.func) not in REGISTRARS or not call.args:
         return False
-    return _last_name(call.args[0]) in names and any(_last_name(arg) == maker for arg in call.args[1:])
+    return _last_name(call.args[0]) in names and (maker is None or any(_last_name(a) == maker for a in call.args[1:]))
 
 
 def _last_name(node: ast.expr) -> str | None:

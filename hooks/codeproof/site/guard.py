@@ -127,7 +127,8 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
             if FIGURE_CLASS in classes:  # a drawing inside: the engine's, checked all the same
                 drawn = [(element.tag, dict(element.attributes)) for svg in node.css("svg") for element in
                          (svg, *svg.css("*"))]
-                reading.refused += [(problem, "proof-card--figure") for problem in shown_svg_problems(drawn)]
+                text = " ".join(svg.text(deep=True) for svg in node.css("svg"))
+                reading.refused += [(problem, "proof-card--figure") for problem in shown_svg_problems(drawn, text)]
         else:
             reading.refused.append((f"a hand-written {' '.join(sorted(own))} element: only the build renders "
                                     "verified cards", "proof-"))
