@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 from codeproof.site import addresses, graphs, render
-from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, card_face, first_unshown, marker_kind, names_marker
+from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series
 from codeproof.experiments.figures import clean_svg
@@ -184,36 +184,11 @@ class Engine:
         run = self._run(block)
         if isinstance(run, Checked):
             return run
-        script, alt = block.fields["File"], block.fields["Alt"]
-        if "Graph" in block.fields:
-            call = _call(block)
-            produced = run.traces.get(call)
-            graph = read_graph(produced) if produced is not None else "the run traced nothing (it did not reach its end)"
-            faces = [] if isinstance(graph, str) else [n.name for n in graph.nodes if names_marker(n.name) or card_face(n.name)]
-            if faces:  # a primitive's name may be any identifier: shown in a card, it must not read as its face
-                graph = f"a primitive is named {faces[0]!r}, which would read as a card's face or a block marker"
-            if isinstance(graph, str):
-                return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
-                                     "the call runs after the script, with its globals: name a function it defines "
-                                     "and an input autograd can trace", run)
-            figure = produced
-        else:
-            name = block.fields["Figure"]
-            if name in run.figure_faults or name not in run.figures:
-                wrote = _shown(", ".join(sorted({*run.figures, *run.figure_faults}))) or "nothing"  # names are the script's
-                why = f"{name} {run.figure_faults[name]}" if name in run.figure_faults else f"it did not write {name}"
-                return self._problem(block, f"FIGURE {script}: {why} (its figure folder holds {wrote})",
-                                     f"write the figure to os.path.join(os.environ['{FIGURES_ENV}'], '{name}'): "
-                                     "the build gives each run that folder", run)
-            produced = run.figures[name]
-            clean = clean_svg(produced, self._prefix(block), alt)
-            if clean.problems:
-                return Checked(block, problem=Problem(
-                    block.post, block.line, f"FIGURE {script}: {name} cannot be shown as it is",
-                    detail="".join(f"  {problem}\n" for problem in clean.problems[:MAX_SAID])
-                    + (f"  and {len(clean.problems) - MAX_SAID} more\n" if len(clean.problems) > MAX_SAID else ""),
-                    hint="draw with paths, shapes and text only, in colours that read on both backgrounds"), run=run)
-            figure = clean.svg
+        drawn = self._traced(block, run) if "Graph" in block.fields else self._written(block, run)
+        if isinstance(drawn, Checked):
+            return drawn
+        produced, figure = drawn
+        script = block.fields["File"]
         digest = "sha256:" + hashlib.sha256(produced.encode("utf-8")).hexdigest()
         if block.fields.get("Digest", digest) != digest:
             return Checked(block, problem=Problem(
@@ -222,6 +197,35 @@ class Engine:
                 hint=f"if the new figure is right, run `./dev.sh update` to record it (`Digest: {digest}`)"),
                 repair=digest, run=run)
         return Checked(block, excerpt=_whole(figure), run=run)
+
+    def _traced(self, block: Block, run: RunResult) -> tuple[str, str] | Checked:
+        """(what the run produced, what the card keeps) of a Graph: the trace's record, read as a graph."""
+        script, call = block.fields["File"], _call(block)
+        produced = run.traces.get(call)
+        graph = read_graph(produced) if produced is not None else "the run traced nothing (it did not reach its end)"
+        if isinstance(graph, str):
+            return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
+                                 "the call runs after the script, with its globals: name a function it defines "
+                                 "and an input autograd can trace", run)
+        return produced, produced
+
+    def _written(self, block: Block, run: RunResult) -> tuple[str, str] | Checked:
+        """(what the run produced, what the card keeps) of a Figure: the SVG the script wrote, and that SVG cleaned."""
+        script, name = block.fields["File"], block.fields["Figure"]
+        if name in run.figure_faults or name not in run.figures:
+            wrote = _shown(", ".join(sorted({*run.figures, *run.figure_faults}))) or "nothing"  # names are the script's
+            why = f"{name} {run.figure_faults[name]}" if name in run.figure_faults else f"it did not write {name}"
+            return self._problem(block, f"FIGURE {script}: {why} (its figure folder holds {wrote})",
+                                 f"write the figure to os.path.join(os.environ['{FIGURES_ENV}'], '{name}'): "
+                                 "the build gives each run that folder", run)
+        clean = clean_svg(run.figures[name], self._prefix(block), block.fields["Alt"])
+        if clean.problems:
+            return Checked(block, problem=Problem(
+                block.post, block.line, f"FIGURE {script}: {name} cannot be shown as it is",
+                detail="".join(f"  {problem}\n" for problem in clean.problems[:MAX_SAID])
+                + (f"  and {len(clean.problems) - MAX_SAID} more\n" if len(clean.problems) > MAX_SAID else ""),
+                hint="draw with paths, shapes and text only, in colours that read on both backgrounds"), run=run)
+        return run.figures[name], clean.svg
 
     def _figure(self, checked: Checked, link: Callable[[str], str]) -> str:
         """A verified figure as its card shows it: the cleaned SVG, or the traced graph drawn with its links."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from codeproof.common.markers import card_face, names_marker
 from codeproof.series.config import normal_path
 
 MAX_NODES = 80  # a graph past this many nodes is no figure a phone can show
@@ -160,4 +161,8 @@ def read_graph(text: str) -> TracedGraph | str:
         [path for node in nodes for path, _, _ in node.makers if normal_path(path) != path]
     if odd:
         return f"the trace's record names {odd[0][:MAX_NAME]!r}, which is no primitive's name or file"
+    # A primitive may be named by any identifier, 输出已验证 too: in a card, it must not read as the card's face.
+    faces = [node.name for node in nodes if names_marker(node.name) or card_face(node.name)]
+    if faces:
+        return f"a primitive is named {faces[0]!r}, which would read as a card's face or a block marker"
     return TracedGraph(nodes, output)

@@ -15,9 +15,6 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
-from grandalf.graphs import Edge, Graph, Vertex
-from grandalf.layouts import SugiyamaLayout
-
 from codeproof.common.templates import TEMPLATES
 from codeproof.experiments.tracing import TracedGraph, TracedNode
 
@@ -81,6 +78,10 @@ def draw(graph: TracedGraph, call: str, alt: str, prefix: str, link: Callable[[R
          read: Callable[[str], str | None]) -> str:
     """The graph as inline SVG named `alt`, its ids starting with `prefix`: `link(registration)` is a node's
     address on the site (None: no link)."""
+    # Imported here: grandalf imports numpy (50 ms), which a build that draws no graph need not pay.
+    from grandalf.graphs import Edge, Graph, Vertex
+    from grandalf.layouts import SugiyamaLayout
+
     vertices = [Vertex(n) for n in range(len(graph.nodes))]
     labels = [_label(node, n, graph, call) for n, node in enumerate(graph.nodes)]
     for vertex, label in zip(vertices, labels):
@@ -120,7 +121,7 @@ def _label(node: TracedNode, n: int, graph: TracedGraph, call: str) -> str:
     return node.name
 
 
-def _ends(edge: Edge) -> list[tuple[float, float]]:
+def _ends(edge) -> list[tuple[float, float]]:
     """The edge's route from the bottom of its parent's box to the top of its child's."""
     points = list(edge.view.points)
     (x0, y0), (x1, y1) = points[0], points[-1]
