@@ -428,3 +428,24 @@ def test_update_records_the_digest_of_the_figure_drawn_and_nothing_else(tmp_path
     drawn = hashlib.sha256(SVG.encode()).hexdigest()
     assert site.post.read_text(encoding="utf-8") == before.replace("0" * 64, drawn)
     assert site.check()[0] == 0
+
+
+HEADER = f"[FIGURE]\nFile: {SCRIPT}\nFigure: f.svg\n"
+
+
+@pytest.mark.parametrize("script, header, message", [
+    (WRITE.format(svg=SVG), HEADER + f"Alt: a\nDigest: sha256:{'0' * 64}",
+     "FIGURE experiments/draw.py: the run drew another figure"),
+    (WRITE.format(svg=SVG), HEADER + "Alt: ", "FIGURE: Alt is missing or empty"),
+    ("import os\nos.makedirs('docs/posts', exist_ok=True)\nopen('docs/posts/f.svg', 'w').write('<svg/>')\n",
+     HEADER + "Alt: a", "FIGURE experiments/draw.py: it did not write f.svg"),
+])
+def test_a_fixture_post_whose_figure_differs_has_no_alt_or_was_written_elsewhere_fails_the_build(
+        tmp_path, script, header, message):
+    site = make_site(tmp_path)
+    (site.root / SCRIPT).write_text(script, encoding="utf-8")
+    site.edit("The end.", header + "\n\nThe end.")
+    line = site.post.read_text(encoding="utf-8").split("\n").index("[FIGURE]") + 1
+    out, log = site.build()
+    assert out is None and f"docs/posts/p.md:{line}: {message}" in report(log)
+    assert not (site.root / "docs" / "posts" / "f.svg").exists()
