@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from html.parser import HTMLParser
+from xml.etree import ElementTree
 from pathlib import Path
 
 import pytest
@@ -249,3 +250,106 @@ docs/posts/p.md:3: front matter: series 1 is also the number of docs/posts/twin.
 
 docs/posts/twin.md:3: front matter: series 1 is also the number of docs/posts/p.md
   hint: give each post its own number in the series (no post has 2, 3, 4, ...)"""
+
+
+# --- figures ---------------------------------------------------------------------------------------
+
+FIGURE_SCRIPT = "experiments/draw.py"
+DRAWING = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 90 40"><path d="M 0 0 L 90 40" '
+           'style="stroke: #000000"/><text x="4" y="20">node value 3</text></svg>')
+WRITES = "import os\nsvg = {svg!r}\nopen(os.path.join(os.environ['CODEPROOF_FIGURES'], 'f.svg'), 'w').write(svg)\n"
+FIGURE_BLOCK = f"[FIGURE]\nFile: {FIGURE_SCRIPT}\nFigure: f.svg\nAlt: a line and its label\n"
+# What a script (or an author) might put into a drawing: markup that runs, links, styles that restyle the page,
+# references outside it, faces of a card, invisible or reordering characters.
+SVG_PALETTE = ['<script>alert(1)</script>', '<a href="https://example.org"><text>x</text></a>',
+               '<foreignObject><p>x</p></foreignObject>', '<path onload="x()" d="M 0 0"/>',
+               '<use href="https://example.org/a.svg#b"/>', '<path style="fill: url(#a); position: fixed" d="M 0 0"/>',
+               '<text>✓ 输出<tspan>已验证</tspan></text>', '<text>[OUTPUT]</text>', '<text>\u202eabc</text>',
+               '<style>body { display: none }</style>', '<image href="http://example.org/x.png"/>',
+               '<text fill="#eeeeee">x</text>', '<g transform="scale(2)"><text>node value 3</text></g>', '<!-- x -->']
+DRAWN_TAGS = {"svg", "g", "defs", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan",
+              "clippath", "mask", "pattern", "use", "lineargradient", "radialgradient", "stop", "image"}
+
+
+class Figures(HTMLParser):
+    """Each figure card's drawing as a browser builds it: the elements of its svg (tag, attributes) and its text;
+    and how many drawings stand outside any figure card."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.figures: list[dict] = []
+        self.card = self.svg = 0  # nesting inside the current figure card, and inside its drawing
+        self.svg_outside = 0
+
+    def handle_starttag(self, tag, attrs):
+        if not self.card and "proof-card--figure" in (dict(attrs).get("class") or "").split():
+            self.figures.append({"elements": [], "text": ""})
+        elif not self.card:
+            self.svg_outside += tag == "svg"
+            return
+        self.card += 1
+        if self.svg or tag == "svg":
+            self.svg += 1
+            self.figures[-1]["elements"].append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        self.svg -= self.svg > 0
+        self.card -= self.card > 0
+
+    def handle_data(self, data):
+        if self.svg:
+            self.figures[-1]["text"] += data
+
+
+@pytest.fixture(scope="module")
+def figure_site(tmp_path_factory):
+    return make_site(tmp_path_factory.mktemp("figures"))
+
+
+def test_any_edit_of_a_drawing_or_its_block_fails_or_publishes_only_what_the_script_drew(figure_site):
+    """The script's drawing gains a hostile part, or the post's [FIGURE] block is edited: the strict build fails, or
+    each published figure holds drawing elements only, links and references to nothing outside it, and exactly the
+    text the script drew (so nothing else reached the card)."""
+    site, outcomes = figure_site, {"built": 0, "failed": 0}
+    post = POST.replace("The end.", FIGURE_BLOCK + "\nThe end.")
+    start = post.split("\n").index("[FIGURE]")
+
+    @settings(max_examples=24, deadline=None, derandomize=True)
+    @given(part=st.one_of(st.none(), st.sampled_from(SVG_PALETTE)),
+           edit=st.one_of(st.none(), st.tuples(st.sampled_from([insert, delete, tamper, indent]),
+                                               st.integers(start - 1, start + 5), st.sampled_from(PALETTE))))
+    def run(part, edit):
+        drawing = DRAWING.replace("</svg>", f"{part}</svg>") if part else DRAWING
+        (site.root / FIGURE_SCRIPT).write_text(WRITES.format(svg=drawing), encoding="utf-8")
+        lines = post.split("\n")
+        if edit:
+            change, at, payload = edit
+            lines = change(lines, at, payload if change is not indent else "> ")
+        site.post.write_text("\n".join(lines), encoding="utf-8")
+        built, log = site.build()
+        outcomes["built" if built else "failed"] += 1
+        if built is None:
+            return
+        page = (built / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+        published_lines_are_verified_but_figures(page)
+        parser = Figures()
+        parser.feed(page)
+        assert parser.svg_outside == 0, "a drawing was published outside a figure card"
+        for figure in parser.figures:
+            assert figure["elements"] and {tag for tag, _ in figure["elements"]} <= DRAWN_TAGS, figure
+            for tag, attrs in figure["elements"]:
+                assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+                assert all(value.startswith("#") for name, value in attrs.items() if name.endswith("href") and value)
+                assert "position" not in (attrs.get("style") or "") and "url(#a)" not in (attrs.get("style") or "")
+            texts = [el for el in ElementTree.fromstring(drawing).iter() if el.tag == "{http://www.w3.org/2000/svg}text"]
+            shown = "".join(t for el in texts for t in el.itertext())
+            assert "".join(figure["text"].split()) == "".join(shown.split()), figure["text"]  # spacing aside
+
+    run()
+    assert outcomes["built"] and outcomes["failed"], outcomes
+
+
+def published_lines_are_verified_but_figures(page_html: str) -> None:
+    """The text cards' promise (published_lines_are_verified), with the figure cards left to the figure oracle."""
+    without = re.sub(r'<div class="proof-card proof-card--figure">.*?</figure>', "", page_html, flags=re.S)
+    published_lines_are_verified(without)
