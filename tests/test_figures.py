@@ -220,6 +220,24 @@ def test_what_a_figure_may_not_hold_is_named(part, problem):
      "its <svg> has the width '1..2pt', which is no length in pt or px"),
     ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><text>✓ 输出<tspan>已验证</tspan></text></svg>',
      "its text '✓ 输出已验证' would read as a card's face"),
+    # The second review: copies of copies, text placed out of order or split over two texts, the page's colour
+    # changed, references to nothing, an id twice, a figure far taller than wide, a viewBox of words.
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><defs><path id="a0" d="M 0 0"/>'
+     + "".join(f'<g id="a{n}"><use href="#a{n - 1}"/><use href="#a{n - 1}"/></g>' for n in range(1, 26))
+     + '</defs><use href="#a25"/></svg>', "<use> copies #a1, which holds a <use> itself"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 90 9"><text y="20"><tspan x="60">验证</tspan>'
+     '<tspan x="10">✓ 输出已</tspan></text></svg>', "its text '✓ 输出已验证' would read as a card's face"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 90 9"><text>✓ 输出</text><text x="60">已验证</text></svg>',
+     "its text '✓ 输出已验证' would read as a card's face"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><g style="color: #ffffff"><text>x</text></g></svg>',
+     "<g> has the style 'color: #ffffff;', which a figure may not"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><use href="#content"/></svg>',
+     "<use> refers to #content, which the figure does not hold"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><rect id="a"/><rect id="a"/></svg>',
+     "the id 'a' is given twice"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 100000"/>',
+     "its shape is 1 by 100000: a figure is at most 3 times as tall as it is wide"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 wide tall"/>', "its viewBox '0 0 wide tall' is not four"),
 ])
 def test_a_figure_built_to_escape_its_place_or_the_cleaning_is_refused_without_a_traceback(svg, problem):
     clean = clean_svg(svg, "p-", "a")
@@ -349,6 +367,8 @@ def test_the_drawn_graph_is_the_same_bytes_every_time(engine, root):
 def test_the_guard_names_what_a_figure_on_a_page_may_not_hold():
     assert shown_svg_problems([("svg", {"viewBox": "0 0 1 1"}), ("a", {"href": "../../source/x/#L1"}),
                                ("path", {"style": "fill: url(#p-c)"})], "sin") == []
+    assert shown_svg_problems([("a", {"href": "java\nscript:alert(1)"})], "") == [
+        "a figure's <a> refers to 'java\\nscript:alert(1)'"]
     assert shown_svg_problems([("svg", {"transform": "scale(9)"}), ("foreignObject", {}),
                                ("a", {"href": "javascript:x"}), ("path", {"onload": "x"}),
                                ("g", {"style": "fill: url(http://x)"}), ("use", {"href": "//x/a.svg#b"}),

@@ -44,8 +44,8 @@ ATTRIBUTES = {"id", "style", "transform", "d", "x", "y", "x1", "y1", "x2", "y2",
 PROPERTIES = {"fill", "stroke", "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-dasharray",
               "stroke-dashoffset", "stroke-miterlimit", "stroke-opacity", "fill-opacity", "fill-rule", "clip-rule",
               "opacity", "clip-path", "mask", "font-size", "font-weight", "font-style", "text-anchor",
-              "dominant-baseline", "stop-color", "stop-opacity", "color", "font-family"}
-COLOURED = ("fill", "stroke", "stop-color", "color")
+              "dominant-baseline", "stop-color", "stop-opacity", "font-family"}  # not color: currentColor is the page's
+COLOURED = ("fill", "stroke", "stop-color")
 FUNCTIONS = {"rgb", "rgba", "hsl", "hsla", "matrix", "translate", "scale", "rotate", "skewx", "skewy"}  # and url()
 PICTURE_RE = re.compile(r"^data:image/(png|jpeg);base64,[A-Za-z0-9+/=\s]*$")  # pixels: nothing they could run
 MIN_CONTRAST = 3.0  # WCAG's minimum for graphics and large text
@@ -70,6 +70,7 @@ grid.color: 767676
 axes.prop_cycle: cycler('color', ['1f77b4', 'd35f00', '2ca02c', 'd62728', '9467bd', '767676'])
 """
 LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(pt|px)?\s*$")
+MAX_TALL = 3  # height to width: a taller figure would push the page away on a phone
 MAX_DEPTH = 64  # elements within elements: matplotlib nests about 8 deep; past this, no drawing but a trap
 TARGET_RE = re.compile(r"^#[A-Za-z0-9_.:-]{1,200}$")  # what a reference may name: one of the figure's own ids
 MAX_LABEL = 200  # characters of a text element quoted in a problem
@@ -129,6 +130,8 @@ def clean_svg(text: str, prefix: str, alt: str) -> CleanFigure:
         if key in root.attrib:
             problems.append(f"its <svg> has a {key}, which would move it out of its place on the page")
     _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0)
+    if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
+        problems += _references(root, prefix) + _read_text(root)
     _size(root, problems)
     if "fill" not in root.attrib:  # SVG's default is black, which a page shows in its text colour
         root.set("fill", "currentColor")
@@ -166,6 +169,47 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
             element.remove(child)
         else:
             _clean(child, prefix, problems, colours, depth + 1, textual)
+
+
+def _references(root: Element, prefix: str) -> list[str]:
+    """Each id once, each reference to an id the figure has; and a <use> may copy only what holds no <use>: copies
+    of copies multiply (25 levels of two make 2^25 copies of 2 KB, which stop a browser)."""
+    problems, ids = [], {}
+    for element in root.iter():
+        if "id" in element.attrib:
+            if element.get("id") in ids:
+                problems.append(f"the id {element.get('id').removeprefix(prefix)[:60]!r} is given twice")
+            ids[element.get("id")] = element
+    for element in root.iter():
+        targets = [element.get("href", "")] + re.findall(r"url\(#([^)]*)\)", " ".join(element.attrib.values()))
+        for target in filter(None, (t.removeprefix("#") for t in targets)):
+            said = target.removeprefix(prefix)[:60]
+            if target not in ids:
+                problems.append(f"<{element.tag}> refers to #{said}, which the figure does not hold")
+            elif element.tag == "use" and any(part.tag == "use" for part in ids[target].iter()):
+                problems.append(f"<use> copies #{said}, which holds a <use> itself: copies of copies multiply")
+    return problems
+
+
+def _read_text(root: Element) -> list[str]:
+    """The figure's text as a reader may read it: in the order it is written, and in the order it stands (top to
+    bottom, left to right, by the first x and y of each piece), so pieces placed out of order cannot spell a
+    card's face."""
+    pieces = []
+    for element in root.iter():
+        if element.tag in ("text", "tspan") and element.text:
+            pieces.append((_first(element.get("y")), _first(element.get("x")), len(pieces), element.text))
+    in_order = "".join(text for *_, text in pieces)
+    as_placed = "".join(text for *_, text in sorted(pieces, key=lambda p: (p[0], p[1], p[2])))
+    return shown_text_problems(in_order) or shown_text_problems(as_placed)
+
+
+def _first(value: str | None) -> float:
+    """The first number of a coordinate list (`x="10 20"`), or 0."""
+    try:
+        return float((value or "0").replace(",", " ").split()[0])
+    except (ValueError, IndexError):
+        return 0.0
 
 
 def shown_text_problems(text: str) -> list[str]:
@@ -274,6 +318,14 @@ def _size(root: Element, problems: list[str]) -> None:
         if length:
             pixels = float(length[1]) * (4 / 3 if length[2] == "pt" else 1)
             root.set(key, f"{pixels:g}")
+    try:
+        shape = [float(n) for n in box[2:]] if len(box) == 4 else [float(width[1]), float(height[1])]
+    except ValueError:
+        problems.append(f"its viewBox {root.get('viewBox')[:60]!r} is not four numbers")
+        return
+    if not (shape[0] > 0 and shape[1] > 0 and shape[1] <= MAX_TALL * shape[0]):
+        problems.append(f"its shape is {shape[0]:g} by {shape[1]:g}: a figure is at most {MAX_TALL} times as tall as "
+                        "it is wide (a phone shows it a screen at a time)")
 
 
 def _name(tag: str) -> str:
@@ -305,7 +357,7 @@ def shown_svg_problems(elements: list[tuple[str, dict[str, str]]], text: str) ->
             if key not in SHOWN_ATTRIBUTES or key.startswith("on"):
                 problems.append(f"a figure's <{tag}> has the attribute {key!r}")
             elif key == "href" and not (value.startswith("#") or tag == "image" and PICTURE_RE.match(value)
-                                        or tag == "a" and not SCHEME_RE.match(value)):
+                                        or tag == "a" and not SCHEME_RE.match(re.sub(r"[\x00-\x20]", "", value))):
                 problems.append(f"a figure's <{tag}> refers to {value[:60]!r}")
             elif key == "style" and not _plain_style(value) or re.search(r"url\((?!#[\w.:-]+\))|@|expression|\\", value, re.I) \
                     and key != "href":
