@@ -68,7 +68,6 @@ class SiteBuild:
         self.problems += problems
         self.site = generated.generated_site(self.engine, self.series, self.parsed, published, config_name, log,
                                              site_url)
-        self.engine.source_files = self.site.sources.files if self.site.sources is not None else {}
         taken = {file.src_uri: authors(file.src_uri) for file in self.site.files}
         root = self.engine.series.root
         replaced = generated.taken(self.site, {src: shown_path(path, root) for src, path in taken.items() if path})
@@ -94,7 +93,7 @@ class SiteBuild:
             del meta[key]
         if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got, at the
             parsed = parse_post(parsed.post, markdown, parsed.first_line)  # file's lines (the front matter's kept)
-        proved = self.engine.prove_page(parsed, href)
+        proved = self.engine.prove_page(parsed, href, self.site.sources.files if self.site.sources is not None else {})
         self.problems += proved.problems
         self.warnings += proved.warnings
         self.outputs.update(proved.outputs)

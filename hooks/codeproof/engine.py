@@ -16,7 +16,7 @@ from codeproof.experiments.compare import Reconciled, normalize, output_diff, re
 from codeproof.series.config import Series
 from codeproof.experiments.figures import clean_svg
 from codeproof.experiments.runner import FIGURES_ENV, SANDBOX_HINT, ExperimentRunner
-from codeproof.experiments.tracing import read_graph
+from codeproof.experiments.tracing import TracedGraph, read_graph
 from codeproof.series.blocks import graph_call
 from codeproof.quotes.sources import SourceError, SourceStore, default_store
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
@@ -47,9 +47,6 @@ class Engine:
             series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache,
             limits=series.limits,
         )
-        # The package's files the site publishes as source pages (path -> bytes), set by the site's build: what a
-        # traced graph's nodes link to.
-        self.source_files: dict[str, bytes] = {}
 
     def ref_of(self, block: Block) -> FileRef:
         return self.series.baseline.ref_of(block)
@@ -60,13 +57,17 @@ class Engine:
         if self._version_problem() is None:
             calls: dict[str, list[str]] = {}
             for block in (b for post in posts for b in post.blocks if b.kind in (BlockKind.OUTPUT, BlockKind.FIGURE)):
-                calls.setdefault(block.fields["File"], []).extend([_call(block)] if "Graph" in block.fields else [])
+                wanted = calls.setdefault(block.fields["File"], [])
+                if "Graph" in block.fields:
+                    wanted.append(_call(block))
             for script, wanted in calls.items():
                 if self._script(script)[0] is not None:
                     self.runner.start(script, tuple(wanted))
 
-    def prove_page(self, parsed: ParsedPost, link: Callable[[str], str]) -> ProvedPage:
-        """The post's Markdown with every block verified and rendered; failures shown in place."""
+    def prove_page(self, parsed: ParsedPost, link: Callable[[str], str], sources: dict[str, bytes] | None = None
+                   ) -> ProvedPage:
+        """The post's Markdown with every block verified and rendered; failures shown in place. `sources` are the
+        package's files the site publishes as source pages (path -> bytes): what a traced graph's nodes link to."""
         lines = list(parsed.lines)
         proved = ProvedPage("", problems=list(parsed.problems), accounted={p.line for p in parsed.problems})
         replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
@@ -80,7 +81,7 @@ class Engine:
         for checked in map(self.check, parsed.blocks):
             proved.problems += [checked.problem] if checked.problem else []
             proved.warnings += [checked.warning] if checked.warning else []
-            shown = render.problem_box(checked.problem, self.seal) if checked.problem else self.render(checked, link)
+            shown = render.problem_box(checked.problem, self.seal) if checked.problem else self.render(checked, link, sources)
             proved.cards += checked.problem is None
             proved.accounted.add(checked.block.line)
             if checked.block.kind is BlockKind.OUTPUT and checked.problem is None and checked.warning is None:
@@ -108,8 +109,9 @@ class Engine:
             return self._check_figure(block)
         return self._check_output(block)
 
-    def render(self, checked: Checked, link: Callable[[str], str]) -> str:
-        """Markdown for a verified block; `link` turns a site URL into one relative to the page."""
+    def render(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes] | None = None) -> str:
+        """Markdown for a verified block; `link` turns a site URL into one relative to the page; `sources` as for
+        prove_page."""
         block, excerpt = checked.block, checked.excerpt
         if block.kind is BlockKind.SOURCE:
             ref = self.ref_of(block)
@@ -120,8 +122,8 @@ class Engine:
         page = link(addresses.script_page_url(block.fields["File"]))
         if block.kind is BlockKind.FIGURE:
             traced = _call(block) if "Graph" in block.fields else None
-            return render.figure_card(block.fields["File"], page, self._figure(checked, link), stamp(checked.run, None),
-                                      self.seal, traced)
+            return render.figure_card(block.fields["File"], page, self._figure(checked, link, sources or {}),
+                                      stamp(checked.run, None), self.seal, traced)
         if block.kind is BlockKind.EXPERIMENT:
             return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal,
                                           block.dedent)
@@ -196,10 +198,10 @@ class Engine:
                                         f"Digest {block.fields['Digest']}, drawn {digest}",
                 hint=f"if the new figure is right, run `./dev.sh update` to record it (`Digest: {digest}`)"),
                 repair=digest, run=run)
-        return Checked(block, excerpt=_whole(figure), run=run)
+        return Checked(block, run=run, figure=figure)
 
-    def _traced(self, block: Block, run: RunResult) -> tuple[str, str] | Checked:
-        """(what the run produced, what the card keeps) of a Graph: the trace's record, read as a graph."""
+    def _traced(self, block: Block, run: RunResult) -> tuple[str, TracedGraph] | Checked:
+        """(what the run produced, what the card draws) of a Graph: the trace's record, and the graph it holds."""
         script, call = block.fields["File"], _call(block)
         produced = run.traces.get(call)
         graph = read_graph(produced) if produced is not None else "the run traced nothing (it did not reach its end)"
@@ -207,7 +209,7 @@ class Engine:
             return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
                                  "the call runs after the script, with its globals: name a function it defines "
                                  "and an input autograd can trace", run)
-        return produced, produced
+        return produced, graph
 
     def _written(self, block: Block, run: RunResult) -> tuple[str, str] | Checked:
         """(what the run produced, what the card keeps) of a Figure: the SVG the script wrote, and that SVG cleaned."""
@@ -227,27 +229,23 @@ class Engine:
                 hint="draw with paths, shapes and text only, in colours that read on both backgrounds"), run=run)
         return run.figures[name], clean.svg
 
-    def _figure(self, checked: Checked, link: Callable[[str], str]) -> str:
-        """A verified figure as its card shows it: the cleaned SVG, or the traced graph drawn with its links."""
+    def _figure(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes]) -> str:
+        """A verified figure as its card shows it: the cleaned SVG, or the traced graph drawn with its nodes linked
+        to the published files (the scripts, and the package's `sources`)."""
         block = checked.block
-        if "Graph" not in block.fields:
-            return checked.excerpt.text
+        if isinstance(checked.figure, str):
+            return checked.figure
+        published = {**sources, **self.runner.resources()[0]}
 
         def read(path: str) -> str | None:
-            data = self.runner.resources()[0].get(path) if path.startswith("experiments/") else self.source_files.get(path)
-            return data.decode("utf-8", "replace") if data is not None else None
+            return published[path].decode("utf-8", "replace") if path in published else None
 
         def address(found: graphs.Registration) -> str | None:
-            if found.path.startswith("experiments/"):
-                page = addresses.script_page_url(found.path)
-            elif found.path in self.source_files:
-                page = addresses.source_page_url(found.path)
-            else:
-                return None
-            return link(page) + (f"#L{found.first}" if found.first == found.last else f"#L{found.first}-L{found.last}")
+            page = addresses.script_page_url(found.path) if found.path.startswith("experiments/") else \
+                addresses.source_page_url(found.path)
+            return link(page) + f"#L{found.first}-L{found.last}" if found.path in published else None
 
-        return graphs.draw(read_graph(checked.excerpt.text), _call(block), block.fields["Alt"], self._prefix(block),
-                           address, read)
+        return graphs.draw(checked.figure, _call(block), block.fields["Alt"], self._prefix(block), address, read)
 
     @staticmethod
     def _prefix(block: Block) -> str:

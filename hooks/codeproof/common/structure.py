@@ -66,9 +66,9 @@ class BlockKind(Enum):
         return self.value
 
     @property
-    def lang(self) -> str:
-        """The language of the fence that holds the block's text."""
-        return "text" if self is BlockKind.OUTPUT else "python"
+    def lang(self) -> str | None:
+        """The language of the fence that holds the block's text; None for a figure, whose header stands alone."""
+        return {BlockKind.OUTPUT: "text", BlockKind.FIGURE: None}.get(self, "python")
 
 
 def number_text(x: float, digits: int | None = None) -> str:
@@ -236,7 +236,9 @@ class Checked:
     problem: Problem | None = None  # fails every build
     warning: Problem | None = None  # fails a strict build only
     repair: str | None = None  # what `update` writes in place of the fenced text
-    run: RunResult | None = None  # the experiment run behind an [OUTPUT] block
+    run: RunResult | None = None  # the experiment run behind an [OUTPUT] or [FIGURE] block
+    # A [FIGURE]'s drawing: the cleaned SVG (str), or the traced graph (experiments.tracing.TracedGraph) to draw.
+    figure: object = None
     # On drift, how much of the quote the repair keeps, 0..1: difflib's ratio over characters (2 × characters
     # in common / characters of both), lines that differ compared one to one. `update` refuses a low one.
     similarity: float | None = None

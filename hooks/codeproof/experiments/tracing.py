@@ -27,7 +27,7 @@ MAX_NAME = 40  # characters of a node's label
 
 # Run with `exec(TRACE, {"namespace": <the script's globals>, "calls": [(name, argument source), ...],
 # "inside": <the run's resource folder>, "emit": <write one (call index, JSON text)>})`.
-TRACE = r'''
+TRACE = f"MAX_NODES = {MAX_NODES}\n" + r'''
 import json
 import os
 import sys
@@ -125,7 +125,7 @@ for number, (name, argument) in enumerate(calls):
     except Exception as error:  # the author's call failed: said at the block's line, like a failed run
         graph = {"error": f"{type(error).__name__}: {error}"}
     emit(number, json.dumps(graph, sort_keys=True))
-'''.replace("MAX_NODES", str(MAX_NODES))
+'''
 
 
 @dataclass(frozen=True)

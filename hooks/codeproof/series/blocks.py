@@ -217,18 +217,31 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
         except ValueError as error:
             problem(offsets["Tolerance"], f"Tolerance {fields['Tolerance']!r}: {error}", TOLERANCE_HINT)
 
-    end, quote, quote_start = i, None, None
-    if kind is BlockKind.FIGURE:  # what follows its header is the post's own
+    if kind.lang is None:  # a header alone: what follows it is the post's own
+        end, quote, quote_start = i, None, None
         if i < len(lines) and FENCE_RE.match(lines[i]):
             problem(i - start, "a figure takes no fenced block: the run draws it",
                     "put an empty line between the header and the code, if the code is the post's own")
-    elif i < len(lines) and lines[i].strip():  # a fence right after the header lines
+    else:
+        end, quote, quote_start = _read_quote(lines, i, start, kind, problem)
+    if problems:
+        parsed.problems.extend(problems)
+    else:
+        parsed.blocks.append(Block(kind, fields, quote, parsed.post, line, start, end, quote_start, tolerance))
+    return max(end, start + 1)
+
+
+def _read_quote(lines: list[str], i: int, start: int, kind: BlockKind, problem) -> tuple[int, str | None, int | None]:
+    """The fenced block after a header that ends at line index `i`: (index past the block, its text or None, the
+    index of its first line or None); what is wrong with it goes to `problem`."""
+    end, quote, quote_start = i, None, None
+    if i < len(lines) and lines[i].strip():  # a fence right after the header lines
         problem(i - start, "the fenced block must be separated from the header by a blank line",
                 "put an empty line between the last `Key: value` line and the fence")
     j = i
-    while j < len(lines) and not lines[j].strip() and kind is not BlockKind.FIGURE:
+    while j < len(lines) and not lines[j].strip():
         j += 1
-    fence = FENCE_RE.match(lines[j]) if j < len(lines) and kind is not BlockKind.FIGURE else None
+    fence = FENCE_RE.match(lines[j]) if j < len(lines) else None
     if fence:
         close = _fence_end(lines, j, fence)
         lang = kind.lang
@@ -245,15 +258,11 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
                     f"open the fence with ```{lang} and nothing else",
                 )
             quote, quote_start, end = "\n".join(lines[j + 1 : close - 1]), j + 1, close
-    elif kind is not BlockKind.FIGURE and j < len(lines) and lines[j].startswith(("    ", "\t")):
+    elif j < len(lines) and lines[j].startswith(("    ", "\t")):
         problem(j - start, "an indented code block follows the header: it would be shown unverified",
                 f"quote with a fence at the start of the line: ```{kind.lang}")
         end = j + 1
-    if problems:
-        parsed.problems.extend(problems)
-    else:
-        parsed.blocks.append(Block(kind, fields, quote, parsed.post, line, start, end, quote_start, tolerance))
-    return max(end, start + 1)
+    return end, quote, quote_start
 
 
 FORMATTED = ("File", "Repo", "Commit", "Dedent", "Tolerance", "Figure", "Digest")  # refused whole by their own format when odd

@@ -83,7 +83,7 @@ def draw(graph: TracedGraph, call: str, alt: str, prefix: str, link: Callable[[R
     from grandalf.layouts import SugiyamaLayout
 
     vertices = [Vertex(n) for n in range(len(graph.nodes))]
-    labels = [_label(node, n, graph, call) for n, node in enumerate(graph.nodes)]
+    labels = [_label(node, n, call) for n, node in enumerate(graph.nodes)]
     for vertex, label in zip(vertices, labels):
         vertex.view = _Box(len(label) * CHARACTER + PADDING, HEIGHT)
     pairs = dict.fromkeys((parent, n) for n, node in enumerate(graph.nodes) for parent in node.parents)
@@ -115,7 +115,8 @@ def draw(graph: TracedGraph, call: str, alt: str, prefix: str, link: Callable[[R
         alt=alt, prefix=prefix, width=width + 2, height=height + 2, nodes=nodes, paths=paths).strip().replace("\n", "")
 
 
-def _label(node: TracedNode, n: int, graph: TracedGraph, call: str) -> str:
+def _label(node: TracedNode, n: int, call: str) -> str:
+    """A node's label: the input's is the argument as the post writes it (when short), a primitive's its name."""
     if n == 0:
         return call.split("(", 1)[1][:-1] if len(call) < 40 else "x"
     return node.name
@@ -132,8 +133,6 @@ def _ends(edge) -> list[tuple[float, float]]:
 
 class _Route:
     """Where grandalf puts an edge: the points it passes, from its parent's centre to its child's."""
-
-    points: list[tuple[float, float]] = []
 
     def setpath(self, points: list[tuple[float, float]]) -> None:
         self.points = points
