@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from codeproof.common.markers import titles_a_card
 from codeproof.common.structure import BlockKind
 from codeproof.engine import Engine
 from codeproof.experiments.figures import MATPLOTLIBRC, clean_svg, contrast, shown_svg_problems, BACKGROUNDS
@@ -232,6 +233,18 @@ def test_what_a_figure_may_not_hold_is_named(part, problem):
      '<tspan x="10">✓ 输出已</tspan></text></svg>', "its text '✓ 输出已验证' would read as a card's face"),
     ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 90 9"><text>✓ 输出</text><text x="60">已验证</text></svg>',
      "its text '✓ 输出已验证' would read as a card's face"),
+    # The text after a <tspan> stands after it: placed first, it ends the stamp.
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 90 9"><text y="9"><tspan x="60">验证</tspan>'
+     '<tspan x="10">✓ 输出</tspan>已</text></svg>', "its text '✓ 输出已验证' would read as a card's face"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><g style="color: #ffffff"><text>x</text></g></svg>',
+     "<g> has the style 'color: #ffffff;', which a figure may not"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><use href="#content"/></svg>',
+     "<use> refers to #content, which the figure does not hold"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 9 9"><rect id="a"/><rect id="a"/></svg>',
+     "the id 'a' is given twice"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 100000"/>',
+     "its shape is 1 by 100000: a figure is at most 3 times as tall as it is wide"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 wide tall"/>', "its viewBox '0 0 wide tall' is not four"),
 ])
 def test_a_figure_built_to_escape_its_place_or_the_cleaning_is_refused_without_a_traceback(svg, problem):
     clean = clean_svg(svg, "p-", "a")
@@ -470,3 +483,25 @@ def test_a_fixture_post_whose_figure_differs_has_no_alt_or_was_written_elsewhere
     assert out is None and f"docs/posts/p.md:{line}: {message}" in report(log)
     assert not (site.root / "docs" / "posts" / "f.svg").exists()
 
+
+def test_a_drawing_the_cleaning_let_through_is_refused_by_the_page_guard_at_the_figures_line(tmp_path, monkeypatch):
+    """Defence in depth: with a cleaning that keeps a link out, the strict build fails on the rendered page."""
+    from codeproof import engine as engine_module
+    from codeproof.experiments.figures import CleanFigure
+
+    monkeypatch.setattr(engine_module, "clean_svg", lambda text, prefix, alt: CleanFigure(
+        '<svg viewBox="0 0 9 9"><a href="javascript:alert(1)"><text>x</text></a></svg>', ()))
+    site = make_site(tmp_path)
+    (site.root / SCRIPT).write_text(WRITE.format(svg=SVG), encoding="utf-8")
+    site.edit("The end.", FIXTURE_FIGURE)
+    line = site.post.read_text(encoding="utf-8").split("\n").index("[FIGURE]") + 1
+    out, log = site.build()
+    assert out is None
+    assert report(log) == (f"1 problem:\n\ndocs/posts/p.md:{line}: the page holds a figure's <a> refers to "
+                           "'javascript:alert(1)'\n  hint: the figure's script drew it: draw with paths, shapes and "
+                           "text only")
+
+
+def test_a_caption_that_starts_with_the_figure_label_and_names_lines_is_no_cards_head():
+    """A figure's card shows no code, so "图 2：L1 与 L2" over a code block is a caption; a code card's head is not."""
+    assert not titles_a_card("图 2：L1 与 L2 正则") and titles_a_card("源码 · autograd/core.py L88–L96")

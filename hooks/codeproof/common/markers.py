@@ -173,7 +173,10 @@ def card_face(text: str) -> str | None:
 
 
 CARD_DETAILS_RE = re.compile(r"\bL\d+|@[0-9a-f]{7}")  # what a card's head shows: lines, a commit
-LABEL_FIRST_RE = re.compile(r"\W*(?:%s)(?!\w)" % "|".join(CARD_LABELS.values()))  # the label as a word of its own
+# The label as a word of its own, of the cards that show code (a figure's card shows none: "图 2：L1 与 L2" is a
+# caption, not a card's head).
+LABEL_FIRST_RE = re.compile(r"\W*(?:%s)(?!\w)" % "|".join(label for kind, label in CARD_LABELS.items()
+                                                             if kind.lang is not None))
 
 
 def line_showing(face: str, lines: list[str]) -> int | None:

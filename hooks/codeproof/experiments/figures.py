@@ -72,7 +72,8 @@ axes.prop_cycle: cycler('color', ['1f77b4', 'd35f00', '2ca02c', 'd62728', '9467b
 LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(pt|px)?\s*$")
 MAX_TALL = 3  # height to width: a taller figure would push the page away on a phone
 MAX_DEPTH = 64  # elements within elements: matplotlib nests about 8 deep; past this, no drawing but a trap
-TARGET_RE = re.compile(r"^#[A-Za-z0-9_.:-]{1,200}$")  # what a reference may name: one of the figure's own ids
+ID = r"[A-Za-z0-9_.:-]{1,200}"  # what an id may be, and so what a reference may name
+TARGET_RE = re.compile(rf"^#{ID}$")
 MAX_LABEL = 200  # characters of a text element quoted in a problem
 
 
@@ -159,8 +160,6 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     for key in ("fill", "stroke"):
         if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
             _contrast(colours.get(key, ""), key, name, problems)
-    if name == "text":  # what a reader reads of it, its parts joined
-        problems += shown_text_problems("".join(element.itertext()))
     textual = name in ("text", "tspan")
     element.text = " ".join(element.text.split("\n")) if textual and element.text else None  # one line: Markdown
     element.tail = " ".join(element.tail.split("\n")) if in_text and element.tail else None  # keeps it whole
@@ -193,12 +192,13 @@ def _references(root: Element, prefix: str) -> list[str]:
 
 def _read_text(root: Element) -> list[str]:
     """The figure's text as a reader may read it: in the order it is written, and in the order it stands (top to
-    bottom, left to right, by the first x and y of each piece), so pieces placed out of order cannot spell a
-    card's face."""
+    bottom, left to right, by the first x and y of each piece: a <text>, or a <tspan> with what follows it), so
+    pieces placed out of order, in one <text> or in several, cannot spell a card's face."""
     pieces = []
     for element in root.iter():
-        if element.tag in ("text", "tspan") and element.text:
-            pieces.append((_first(element.get("y")), _first(element.get("x")), len(pieces), element.text))
+        if element.tag in ("text", "tspan"):
+            shown = (element.text or "") + (element.tail or "" if element.tag == "tspan" else "")
+            pieces.append((_first(element.get("y")), _first(element.get("x")), len(pieces), shown))
     in_order = "".join(text for *_, text in pieces)
     as_placed = "".join(text for *_, text in sorted(pieces, key=lambda p: (p[0], p[1], p[2])))
     return shown_text_problems(in_order) or shown_text_problems(as_placed)
@@ -279,8 +279,8 @@ def _value(text: str, key: str, name: str, prefix: str, problems: list[str]) -> 
 
 def _contrast(value: str, key: str, name: str, problems: list[str]) -> None:
     """A stroke or a text's colour must be the page's text colour or stand out from both schemes' backgrounds."""
-    colour = tinycss2.color3.parse_color(value) if value else None
-    if value in ("", "none", "currentColor") or colour == "currentColor" or colour is None or colour.alpha == 0:
+    colour = tinycss2.color3.parse_color(value) if value else None  # None: no colour (none, or what it cannot read)
+    if colour is None or colour == "currentColor" or colour.alpha == 0:
         return
     ratios = {scheme: contrast(colour[:3], background) for scheme, background in BACKGROUNDS.items()}
     low = {scheme: ratio for scheme, ratio in ratios.items() if ratio < MIN_CONTRAST}
@@ -340,6 +340,7 @@ SHOWN_ELEMENTS = {name.lower() for name in ELEMENTS} | {"a", "marker", "title"}
 SHOWN_ATTRIBUTES = {_name(name).lower() for name in ATTRIBUTES} | {
     "class", "role", "aria-label", "marker-end", "refx", "refy", "markerwidth", "markerheight", "orient", "xml:space"}
 SCHEME_RE = re.compile(r"^\s*([a-z][a-z0-9+.-]*:|//|\\)", re.I)
+UNSAFE_VALUE_RE = re.compile(rf"url\((?!#{ID}\))|@|expression|\\", re.I)  # a reference out, a rule, an escape
 
 
 def shown_svg_problems(elements: list[tuple[str, dict[str, str]]], text: str) -> list[str]:
@@ -359,8 +360,7 @@ def shown_svg_problems(elements: list[tuple[str, dict[str, str]]], text: str) ->
             elif key == "href" and not (value.startswith("#") or tag == "image" and PICTURE_RE.match(value)
                                         or tag == "a" and not SCHEME_RE.match(re.sub(r"[\x00-\x20]", "", value))):
                 problems.append(f"a figure's <{tag}> refers to {value[:60]!r}")
-            elif key == "style" and not _plain_style(value) or re.search(r"url\((?!#[\w.:-]+\))|@|expression|\\", value, re.I) \
-                    and key != "href":
+            elif key != "href" and (UNSAFE_VALUE_RE.search(value) or key == "style" and not _plain_style(value)):
                 problems.append(f"a figure's <{tag}> has {key}={value[:60]!r}")
             elif key == "class" and not all(c.startswith("proof-graph") for c in value.split()):
                 problems.append(f"a figure's <{tag}> has the class {value[:40]!r}")

@@ -86,6 +86,9 @@ class _Reading:
 
     cards: int = 0
     refused: list[tuple[str, str]] = field(default_factory=list)  # (what, a snippet to find its line by)
+    figure_cards: int = 0
+    # What a figure card's drawing holds that no figure may: (the card's place among the page's figure cards, what).
+    figures: list[tuple[int, str]] = field(default_factory=list)
     # Text a reader sees outside exempt regions, in skeleton form: (text, id of its inline code span or None)
     segments: list[tuple[str, int | None]] = field(default_factory=list)
 
@@ -128,7 +131,8 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
                 drawn = [(element.tag, dict(element.attributes)) for svg in node.css("svg") for element in
                          (svg, *svg.css("*"))]
                 text = " ".join(svg.text(deep=True) for svg in node.css("svg"))
-                reading.refused += [(problem, "proof-card--figure") for problem in shown_svg_problems(drawn, text)]
+                reading.figures += [(reading.figure_cards, what) for what in shown_svg_problems(drawn, text)]
+                reading.figure_cards += 1
         else:
             reading.refused.append((f"a hand-written {' '.join(sorted(own))} element: only the build renders "
                                     "verified cards", "proof-"))
@@ -284,6 +288,13 @@ def _check_page(html: str, post: str, source_lines: list[str], first_line: int, 
     problems = [Problem(post, lines.containing(snippet), f"the page holds {what}",
                         hint="remove it from the post: a post is Markdown, and only the build renders cards")
                 for what, snippet in dict.fromkeys(reading.refused)]
+    # The page's figure cards are its [FIGURE] blocks, in order (one that failed has a box, not a card, and shifts
+    # the count: the build fails on its own problem then).
+    figure_lines = [first_line + n for n, text in enumerate(source_lines) if text == "[FIGURE]"
+                    and first_line + n in accounted]
+    problems += [Problem(post, figure_lines[k] if k < len(figure_lines) else first_line, f"the page holds {what}",
+                         hint="the figure's script drew it: draw with paths, shapes and text only")
+                 for k, what in dict.fromkeys(reading.figures)]
     for kind in _escaped_markers(reading.segments):
         problems.append(Problem(
             post, lines.marker(kind), f"the rendered page shows [{kind}] outside a verified card: a block was "
