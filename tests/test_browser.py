@@ -23,6 +23,9 @@ SHOTS = ROOT / "test-artifacts" / "screenshots"
 POSTS = sorted(f"posts/{post.stem}/" for post in (ROOT / "docs" / "posts").glob("*.md"))  # every post, by its file
 PAGES = {"overview": "", **{f"post-{url.split('/')[1]}": url for url in POSTS}}
 LINKED_NAME = ".proof-card--source pre a.series-xref"  # a name in a card, linked to its definition
+# Results wait on Material's search worker, which builds the index when search opens: under a full suite (three
+# workers, Chromium's own processes) that took over 15 s once, against about 1 s on a quiet machine.
+SEARCH_WAIT = 40_000
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
@@ -92,7 +95,7 @@ def test_the_search_index_is_fetched_when_search_opens_and_the_sitemap_once(visi
     with v.page.expect_response(lambda r: r.url.endswith("/search/search_index.json")):
         v.page.keyboard.press("/")  # Material's shortcut opens the search box
     v.page.keyboard.type("defvjp")
-    v.page.wait_for_selector(".md-search-result__item", timeout=15000)
+    v.page.wait_for_selector(".md-search-result__item", timeout=SEARCH_WAIT)
 
 
 def a_post_with(built, *selectors: str) -> str:
@@ -150,7 +153,7 @@ def test_search_lists_the_posts_that_contain_a_word(visit, base_url, query, expe
     page.keyboard.press("/")  # Material's shortcut opens the search box
     page.keyboard.type(query)
     page.keyboard.press("End")  # Chinese text arrives without key events; an IME commits it with a key, as here
-    page.wait_for_selector(".md-search-result__item", timeout=15000)
+    page.wait_for_selector(".md-search-result__item", timeout=SEARCH_WAIT)
     links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
     found = {re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links}
     assert expected <= found, found
@@ -259,8 +262,8 @@ def test_a_chinese_phrase_finds_first_a_page_that_holds_it_with_clean_teasers(vi
     v.page.keyboard.press("/")
     v.page.keyboard.type(phrase)
     v.page.keyboard.press("End")  # an IME commits Chinese text with a key, as here
-    v.page.wait_for_selector(".md-search-result__item", timeout=15000)
-    v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{phrase}"]', timeout=15000)
+    v.page.wait_for_selector(".md-search-result__item", timeout=SEARCH_WAIT)
+    v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{phrase}"]', timeout=SEARCH_WAIT)
     links = v.page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
     first = re.sub(r"[?#].*$", "", links[0].removeprefix(base_url))
     text = LexborHTMLParser((built / first / "index.html").read_text(encoding="utf-8")).css_first("article").text()
@@ -557,7 +560,7 @@ def test_a_query_across_a_definitions_name_and_its_file_settles(visit, base_url)
     """A section series.js adds to a result is settled once: it never adds another (found looping)."""
     query = "grad autograd/differential_operators.py"
     v = visit(f"{base_url}?q={quote(query)}")
-    v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query}"]', timeout=15000)
+    v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query}"]', timeout=SEARCH_WAIT)
     v.page.wait_for_timeout(500)
     count = v.page.evaluate("document.querySelectorAll('.md-search-result__link').length")  # answers: no busy loop
     v.page.wait_for_timeout(500)
@@ -592,7 +595,7 @@ def test_search_puts_posts_that_hold_a_query_first_and_finds_definitions_by_name
     wrong = {}
     for query, expected in FIRST_RESULTS:
         v.page.goto(f"{base_url}?q={quote(query)}", wait_until="load")
-        v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=15000)
+        v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
         holders = {url for url in POSTS if holds(built, url, query)}
         for _ in range(50):  # the list as it settles (Material renders, series.js orders): at most 5 s
             wrong[query] = first_result_problem(v.page, base_url, query, expected, holders)
@@ -614,7 +617,7 @@ def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(b
         switch_scheme(page, scheme)
         page.keyboard.press("/")
         page.keyboard.insert_text("defvjp")
-        page.wait_for_selector('.md-search-result__list[data-phrase-first="defvjp"]', timeout=15000)
+        page.wait_for_selector('.md-search-result__list[data-phrase-first="defvjp"]', timeout=SEARCH_WAIT)
         page.add_script_tag(path=str(AXE))  # the page's own code blocks are another test's (behind the open search)
         found[scheme] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page) if v["impact"] in SERIOUS]
         hidden = page.evaluate("""() => [...document.querySelectorAll('.md-search-result :is(pre, code, article)')]
