@@ -222,8 +222,8 @@ async function phraseFirst() {
     const ordered = [0, 1, 2].flatMap(n => items.filter(([page]) => tier(page) === n)).map(([, item]) => item);
     for (const [page, item] of items) teaserFirst(item, page, query);
     if (ordered.some((item, n) => item !== results.children[n])) results.append(...ordered);  // no change, no move
-    const meta = document.querySelector(".md-search-result__meta");
-    if (meta && ordered.some(item => item.dataset.seriesAdded)) meta.textContent = `${ordered.length} 个符合条件的结果`;
+    const meta = document.querySelector(".md-search-result__meta"), count = `${ordered.length} 个符合条件的结果`;
+    if (meta && ordered.some(item => item.dataset.seriesAdded) && meta.textContent !== count) meta.textContent = count;
     results.dataset.phraseFirst = query;  // the order is settled for this query
   } finally {
     settling = false;
@@ -244,6 +244,12 @@ if (results) {
   }).observe(results, {childList: true, subtree: true});
   // A query Material finds nothing for changes no result: the pages that hold it as typed are added after it.
   document.querySelector(".md-search__input")?.addEventListener("input", () => setTimeout(phraseFirst, 300));
+  // Material says it is done in the result count, also when it found nothing and the list does not change (its
+  // index fails some queries, depending on the index's words): the pages that hold the query are added then.
+  const meta = document.querySelector(".md-search-result__meta");
+  if (meta) new MutationObserver(() => phraseFirst()).observe(meta, {childList: true, characterData: true, subtree: true});
+  // Results Material listed before this script ran (an address with ?q= on a busy machine) change nothing more.
+  if (results.children.length || meta?.textContent.trim()) phraseFirst();
 }
 
 // Code wraps by default (series.css); a reader may switch wrapping off (the code then scrolls sideways), for
