@@ -595,15 +595,15 @@ def test_results_listed_before_the_sites_script_runs_are_settled_too(browser, ba
 
 
 def test_a_query_materials_index_cannot_run_still_lists_the_pages_that_hold_it(visit, base_url, built):
-    """lunr reads `file:` as a field and fails the query, as Material's index failed `grad autograd/…py` in one CI
-    build (it depends on the index's words): Material then lists nothing and changes no result, and the pages that
-    hold the query as typed are listed all the same."""
+    """lunr may read `file:` as a field and fail the query, as Material's index failed `grad autograd/…py` in one
+    CI build (it depends on the index's words): Material then lists nothing and changes no result. The pages that
+    hold the query as typed are listed all the same, first, whatever Material found besides."""
     query = "file: autograd/core.py"
     v = visit(f"{base_url}?q={quote(query)}")
     v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query}"]', timeout=SEARCH_WAIT)
-    pages = {re.sub(r"[?#].*$", "", href.removeprefix(base_url)) for href in v.page.locator(
-        ".md-search-result__link").evaluate_all("els => els.map(e => e.href)")}
-    assert pages and all(holds(built, page, query) for page in pages), pages
+    pages = [re.sub(r"[?#].*$", "", href.removeprefix(base_url)) for href in v.page.locator(
+        ".md-search-result__item > .md-search-result__link").evaluate_all("els => els.map(e => e.href)")]
+    assert pages and holds(built, pages[0], query), pages
 
 
 def first_result_problem(page, base_url: str, query: str, expected: set[str], holders: set[str]):
