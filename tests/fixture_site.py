@@ -124,9 +124,10 @@ MATERIAL = {"name": "material", "language": "zh", "custom_dir": str(ROOT / "over
 OVERVIEW = "# Fixture series\n\nThe posts:\n\n<!-- series-posts -->\n"
 
 
-def make_site(tmp_path: Path, material: bool = False) -> Site:
-    """The fixture site; `material` gives it the real site's theme, overrides and overview."""
-    upstream = make_upstream(tmp_path)
+def make_site(tmp_path: Path, material: bool = False, versions: tuple | None = None) -> Site:
+    """The fixture site; `material` gives it the real site's theme, overrides and overview; `versions`, its
+    upstream's commits (upstream.module_history), pkg/mod.py's two by default."""
+    upstream = make_upstream(tmp_path, *([versions] if versions else []))
     root = upstream.site
     (root / "docs" / "index.md").write_text(OVERVIEW if material else "# Fixture series\n", encoding="utf-8")
     upstream.post.write_text(POST, encoding="utf-8")

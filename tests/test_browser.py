@@ -24,6 +24,8 @@ SHOTS = ROOT / "test-artifacts" / "screenshots"
 POSTS = sorted(f"posts/{post.stem}/" for post in (ROOT / "docs" / "posts").glob("*.md"))  # every post, by its file
 PAGES = {"overview": "", **{f"post-{url.split('/')[1]}": url for url in POSTS}}
 LINKED_NAME = ".proof-card--source pre a.series-xref"  # a name in a card, linked to its definition
+CITATION = "p code a.series-cite[href*='/source/'], td code a.series-cite[href*='/source/']"  # the words' citation
+LINKED = [LINKED_NAME, CITATION]
 # Results wait on Material's search worker, which builds the index when search opens (about 1 s here).
 SEARCH_WAIT = 15_000
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -326,6 +328,8 @@ def test_a_reader_may_switch_wrapping_off_and_the_choice_is_kept(visit, base_url
 def test_the_skip_link_of_a_post_goes_to_its_title(visit, base_url, built):
     for name in sorted(p.parent.name for p in (built / "posts").glob("*/index.html")):
         page = visit(base_url + f"posts/{name}/").page
+        # series.js points Material's skip link at the title once Material has put the page together
+        page.wait_for_function("document.querySelector('.md-skip')?.getAttribute('href') === '#series-title'")
         page.keyboard.press("Tab")  # the skip link is the first stop
         page.keyboard.press("Enter")
         assert page.evaluate("document.activeElement.tagName + ' ' + document.activeElement.id") == "H1 series-title"
@@ -350,9 +354,10 @@ def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, ba
         assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1
 
 
-def test_a_name_in_a_card_shows_its_definition_on_hover_and_focus(visit, base_url, built):
-    page = visit(base_url + a_post_with(built, LINKED_NAME)).page
-    name = page.locator(".proof-card--source pre a.series-xref").first
+@pytest.mark.parametrize("linked", LINKED, ids=["card", "words"])
+def test_a_name_in_a_card_or_a_citation_shows_its_definition_on_hover_and_focus(visit, base_url, built, linked):
+    page = visit(base_url + a_post_with(built, linked)).page
+    name = page.locator(linked).first
     tip = "el => getComputedStyle(el, '::after').content"
     assert name.evaluate(tip) == "none"
     name.hover()
@@ -364,10 +369,11 @@ def test_a_name_in_a_card_shows_its_definition_on_hover_and_focus(visit, base_ur
     assert name.evaluate(tip).strip('"') == name.get_attribute("data-tip")
 
 
-def test_a_tap_on_a_name_shows_its_tip_with_the_way_to_its_definition_and_a_second_tap_follows_it(visit, base_url, built):
-    page = visit(base_url + a_post_with(built, LINKED_NAME), viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True).page
+@pytest.mark.parametrize("linked", LINKED, ids=["card", "words"])
+def test_a_tap_on_a_name_shows_its_tip_with_the_way_to_its_definition_and_a_second_tap_follows_it(visit, base_url, built, linked):
+    page = visit(base_url + a_post_with(built, linked), viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True).page
     assert not page.evaluate("matchMedia('(hover: hover)').matches")  # no hover tip on a touch screen
-    name = page.locator(LINKED_NAME).first
+    name = page.locator(linked).first
     target = name.get_attribute("href")
     name.scroll_into_view_if_needed()
     name.tap()
@@ -379,13 +385,14 @@ def test_a_tap_on_a_name_shows_its_tip_with_the_way_to_its_definition_and_a_seco
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375  # on the screen
     with page.expect_navigation(timeout=5000):
         name.tap()  # a second tap on the name follows it
-    line = re.search(r"#(L\d+)$", target).group(1)
-    assert "/source/autograd/" in page.url and page.url.endswith(line)
+    lines = re.search(r"#(L\d+(-L\d+)?)?$", target).group()
+    assert "/source/autograd/" in page.url and page.url.endswith(lines)
 
 
-def test_a_screen_reader_hears_a_names_tip_as_its_description(visit, base_url, built):
-    page = visit(base_url + a_post_with(built, LINKED_NAME)).page
-    name = page.locator(LINKED_NAME).first
+@pytest.mark.parametrize("linked", LINKED, ids=["card", "words"])
+def test_a_screen_reader_hears_a_names_tip_as_its_description(visit, base_url, built, linked):
+    page = visit(base_url + a_post_with(built, linked)).page
+    name = page.locator(linked).first
     name.focus()
     playwright.expect(name).to_have_accessible_description(name.get_attribute("data-tip"))
 
@@ -700,3 +707,28 @@ def test_a_traced_graph_is_whole_in_both_schemes_and_each_node_leads_to_its_regi
         assert re.match(r"\s*defvjp\w*\(", marked.first.text_content()), (label, href)
         assert marked.first.evaluate("e => e.getBoundingClientRect().top >= 0"), href
     context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 375])
+def test_a_citation_in_the_words_is_visible_and_marked_apart_from_links_and_from_names_in_cards(
+        browser, base_url, built, scheme, width):
+    url = a_post_with(built, CITATION, LINKED_NAME, "article p a:not(.series-xref):not(.headerlink)")
+    visit = Visit(browser, base_url + url, viewport={"width": width, "height": 900})
+    try:
+        page = visit.page
+        switch_scheme(page, scheme)
+        cited, name = page.locator(CITATION).first, page.locator(LINKED_NAME).first
+        link = page.locator("article p a:not(.series-xref):not(.headerlink)").first
+        cited.scroll_into_view_if_needed()
+        box = cited.bounding_box()
+        assert box and box["width"] > 0 and 0 <= box["x"] and box["x"] + box["width"] <= width
+        style = "(el, what) => getComputedStyle(el)[what]"
+        assert cited.evaluate(style, "textDecorationStyle") == "dotted"
+        assert cited.evaluate(style, "textDecorationColor") == link.evaluate(style, "color")  # marked as a link
+        assert cited.evaluate(style, "color") != link.evaluate(style, "color")  # in the code's colour, not a link's
+        assert cited.evaluate(style, "textDecorationColor") != name.evaluate(style, "textDecorationColor")
+        page.screenshot(path=SHOTS / f"citation-{scheme}-{width}.png", clip={
+            "x": 0, "y": max(0, box["y"] - 60), "width": width, "height": 160})
+    finally:
+        visit.close()

@@ -121,10 +121,14 @@ def test_a_tampered_lock_entry_fails_and_is_named_as_the_lock_entry(site):
     lock.write_text(lock.read_text().replace(blob, "0" * 40))
     code, err = site.check()
     assert code == 1
+    # The quote fails on it, and so does the package that the words' citations resolve in.
     assert report(err) == f"""\
-1 problem:
+2 problems:
 
 docs/posts/p.md:9: REAL SOURCE: fixture/upstream@{site.commit}:pkg/mod.py is blob {blob} (from git), but the lock says {'0' * 40}
+  hint: the lock entry is wrong: delete it from sources.lock.json and run `./dev.sh lock`
+
+sources.lock.json:1: the package the posts quote: fixture/upstream@{site.commit}:pkg/mod.py is not the blob the lock records
   hint: the lock entry is wrong: delete it from sources.lock.json and run `./dev.sh lock`
 """
 

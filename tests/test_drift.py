@@ -118,21 +118,21 @@ docs/posts/p.md:26: changed pkg/mod.py g 9-9: quote differs from source (first d
 -    y = x * 2
 +    y = x * 3
 docs/posts/p.md:34: gone pkg/mod.py h: the symbol: symbol 'h' is not in the file
-drift: 1 changed, 1 moved, 1 unchanged, 1 gone
+drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone
 """
 
 
 def test_no_change_exits_0_and_json_says_the_same_for_machines(site, capsys):
     site, commits, _ = site
     code, out, _ = drift(site, "--to", commits[0], capsys=capsys)
-    assert code == 0 and out.splitlines()[-1] == "drift: 0 changed, 0 moved, 4 unchanged, 0 gone"
+    assert code == 0 and out.splitlines()[-1] == "drift: 0 changed, 0 moved, 4 unchanged, 0 gone; citations: 0 moved, 0 unchanged, 0 gone"
     code, out, _ = drift(site, "--to", "newer", "--format", "json", capsys=capsys)
     report = json.loads(out)
     assert code == 1 and report["commit"] == commits[1] and report["to"] == "newer"
     assert [(b["line"], b["status"], b["lines"], b["moved_to"]) for b in report["blocks"]] == [
         (9, "unchanged", [1, 1], None), (17, "moved", [4, 5], [5, 6]), (26, "changed", [9, 9], None),
         (34, "gone", [13, 14], None)]
-    assert report["summary"] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone"
+    assert report["summary"] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone"
 
 
 def test_a_ref_that_cannot_be_fetched_exits_2_with_the_reason_and_remote_says_where_from(site, capsys, tmp_path):
@@ -146,14 +146,14 @@ def test_a_ref_that_cannot_be_fetched_exits_2_with_the_reason_and_remote_says_wh
     (site / "mkdocs.yml").write_text(yaml.safe_dump(config))
     assert drift(site, "--to", "newer", capsys=capsys)[0] == 2  # the configured remote is gone
     code, out, _ = drift(site, "--to", "newer", "--remote", str(repo), capsys=capsys)
-    assert code == 1 and out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone"
+    assert code == 1 and out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone"
 
 
 def test_drift_writes_nothing_in_the_repository(site, capsys):
     site, _, _ = site
     drift(site, "--to", "newer", "--report", str(site.parent / "report.txt"), capsys=capsys)
     assert git(site, "status", "--porcelain") == ""
-    assert (site.parent / "report.txt").read_text().endswith("drift: 1 changed, 1 moved, 1 unchanged, 1 gone\n")
+    assert (site.parent / "report.txt").read_text().endswith("drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone\n")
 
 
 @pytest.fixture
@@ -220,7 +220,7 @@ def test_run_reports_which_recorded_outputs_would_change_with_the_package_at_ref
     assert code == 1
     assert f"docs/posts/p.md:{line}: output of experiments/show.py would change\n--- recorded\n+++ printed there\n" \
            "@@ -1 +1 @@\n-2\n+3" in out  # g(1) is 3 at the newer commit
-    assert out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone"
+    assert out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone"
     assert not (site / ".cache" / "experiments").exists() or not any((site / ".cache" / "experiments").iterdir())
 
 
@@ -290,7 +290,7 @@ def test_a_header_alone_is_compared_as_the_build_would_show_it_there(site, capsy
     assert code == 1
     assert f"docs/posts/p.md:{line}: changed pkg/mod.py g 8-10\n--- pkg/mod.py@pin lines 8-10\n" \
            f"+++ pkg/mod.py@{commits[1][:7]} lines 9-11\n" in out
-    assert out.splitlines()[-1] == "drift: 2 changed, 1 moved, 1 unchanged, 1 gone"
+    assert out.splitlines()[-1] == "drift: 2 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone"
 
 
 def test_a_quote_copied_from_another_version_at_hand_is_said_to_be_from_it(site, capsys):
@@ -312,3 +312,42 @@ def test_update_says_when_it_gives_a_quote_fewer_lines_than_it_had(site, capsys)
     assert capsys.readouterr().err.startswith(
         "note: docs/posts/p.md:17: the quote had 3 lines and now has 2: the closest lines of the file are shorter, so "
         "check its end (and whether it was copied from another version)\n")
+
+
+CITING = "Cites `pkg/mod.py:1`, `f`, `mod.py:4-5`, `mod.py:9`, `mod.py :: h` and `LIMIT`."
+
+
+def test_each_citation_in_the_words_is_unchanged_moved_or_gone_and_counted_apart(site, capsys):
+    site, _, _ = site
+    post = site / "docs" / "posts" / "p.md"
+    post.write_text(post.read_text().replace("Prose.", CITING))
+    code, out, _ = drift(site, "--to", "newer", capsys=capsys)
+    assert code == 1
+    assert out.split("gone pkg/mod.py h: the symbol: symbol 'h' is not in the file\n")[1] == """\
+docs/posts/p.md:7: unchanged `pkg/mod.py:1` pkg/mod.py:1
+docs/posts/p.md:7: moved `f` pkg/mod.py:4 -> pkg/mod.py:5
+docs/posts/p.md:7: moved `mod.py:4-5` pkg/mod.py:4-5 -> pkg/mod.py:5-6
+docs/posts/p.md:7: gone `mod.py:9` (pkg/mod.py:9 holds other text at newer, and the cited lines stand nowhere in pkg/mod.py)
+docs/posts/p.md:7: gone `mod.py :: h` (pkg/mod.py defines no h at newer)
+docs/posts/p.md:7: unchanged `LIMIT` pkg/mod.py:1
+drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 2 moved, 2 unchanged, 2 gone
+"""
+    code, out, _ = drift(site, "--to", "newer", "--format", "json", capsys=capsys)
+    cited = json.loads(out)["citations"]
+    assert [(c["status"], c["text"], c["now"]) for c in cited] == [
+        ("unchanged", "pkg/mod.py:1", "pkg/mod.py:1"), ("moved", "f", "pkg/mod.py:5"),
+        ("moved", "mod.py:4-5", "pkg/mod.py:5-6"), ("gone", "mod.py:9", None), ("gone", "mod.py :: h", None),
+        ("unchanged", "LIMIT", "pkg/mod.py:1")]
+
+
+def test_rebase_lists_the_citations_and_leaves_the_words_as_they_are(released, capsys):
+    site, commits, _ = released
+    post = site / "docs" / "posts" / "p.md"
+    post.write_text(post.read_text().replace("Prose.", CITING))
+    git(site, "commit", "-qam", "citations")
+    assert main(["rebase", "--to", "newer", "--release", "2.0", "--config", str(site / "mkdocs.yml")]) == 0
+    out = capsys.readouterr().out
+    assert "the words, by hand: docs/posts/p.md:7: gone `mod.py :: h` (pkg/mod.py defines no h at " in out
+    assert "the words, by hand: docs/posts/p.md:7: moved `f` pkg/mod.py:4 -> pkg/mod.py:5" in out
+    assert out.splitlines()[-1].endswith("; citations: 2 moved, 2 unchanged, 2 gone")
+    assert CITING in post.read_text()  # the quote of g was rewritten; the words were not

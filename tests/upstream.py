@@ -81,23 +81,28 @@ class Upstream:
         return self.site / "mkdocs.yml"
 
 
-def module_history(repo: Path, versions: tuple[str, ...]) -> list[str]:
-    """A git repository at `repo` whose pkg/mod.py is each text in turn, a commit each; the commits, oldest first."""
+def module_history(repo: Path, versions: tuple[str | dict[str, str], ...]) -> list[str]:
+    """A git repository at `repo` whose pkg/mod.py is each text in turn (or whose files are each {path: text}, the
+    others removed), a commit each; the commits, oldest first."""
     (repo / "pkg").mkdir(parents=True)
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "fixture@example.invalid")
     git(repo, "config", "user.name", "fixture")
     commits = []
-    for text in versions:
-        (repo / "pkg" / "mod.py").write_text(text)
+    for version in versions:
+        files = {"pkg/mod.py": version} if isinstance(version, str) else version
+        git(repo, "rm", "-rq", "--ignore-unmatch", ".")
+        for path, text in files.items():
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text)
         git(repo, "add", "-A")
         git(repo, "commit", "-qm", "change")
         commits.append(git(repo, "rev-parse", "HEAD"))
     return commits
 
 
-def make_upstream(tmp_path: Path) -> Upstream:
-    commits = module_history(tmp_path / "remote" / "fixture" / "upstream", (MODULE_V1, MODULE_V2))
+def make_upstream(tmp_path: Path, versions: tuple[str | dict[str, str], ...] = (MODULE_V1, MODULE_V2)) -> Upstream:
+    commits = module_history(tmp_path / "remote" / "fixture" / "upstream", versions)
     site = tmp_path / "site"
     (site / "docs" / "posts").mkdir(parents=True)
     (site / "docs" / "posts" / "p.md").write_text(POST)

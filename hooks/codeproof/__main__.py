@@ -1,8 +1,9 @@
 """Command line: verify and repair the posts without building the site.
 
-    python -m codeproof check   [--no-cache]   verify every block; exit 1 on any problem
+    python -m codeproof check   [--no-cache] [--references]   verify every block and every citation in the
+                                               posts' words; exit 1 on any problem (--references lists each)
     python -m codeproof update  [--no-cache] [--force]   rewrite drifted quotes and outputs in place
-    python -m codeproof lock                   record blob SHA-1s of newly quoted files
+    python -m codeproof lock                   record blob SHA-1s of newly quoted or cited files
     python -m codeproof new N TITLE [--slug S] scaffold post N in docs/posts/ and drop its announcement
     python -m codeproof drift --to REF [--remote URL] | --to-release VERSION   [--format json] [--report F] [--run]
                                                what a newer commit changes in the REAL SOURCE quotes
@@ -20,18 +21,23 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from codeproof.common.errors import CodeproofError, UsageError
 from codeproof.site import guard
 from codeproof.series.blocks import read_post
 from codeproof.series.config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
-from codeproof.drift import Release, as_json, drifts_to, failed, output_changes, rebase, release_differs, summary
-from codeproof.engine import Engine
+from codeproof.drift import (Release, as_json, citation_drifts, drifts_to, failed, output_changes, rebase,
+                             release_differs, summary)
+from codeproof.engine import Engine, own_scripts
 from codeproof.common.filesystem import recover, shown_path, write_atomically
 from codeproof.series.rewrite import rewrite_post
 from codeproof.series.scaffold import new_post
 from codeproof.series.model import read_series
+from codeproof.common.inlinecode import read_code
+from codeproof.series.spans import MarkdownSetup, rendered_words
+from codeproof.site.sourcepages import package_files
 from codeproof.quotes.sources import SourceError, default_store, git_blob_sha1, not_there, release_files
 from codeproof.common.structure import BlockKind, FileRef, Problem, report
 
@@ -54,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="drift: the report's form")
     parser.add_argument("--report", type=Path, help="drift: write the report to this file instead of printing it")
     parser.add_argument("--run", action="store_true", help="drift: also run the experiments against that autograd")
+    parser.add_argument("--references", action="store_true",
+                        help="check: list every code span of the posts' words and what it cites, or why it stays text")
     args = parser.parse_args(argv)
     if args.command == "drift" and (args.to is None) == (args.to_release is None):
         parser.error("drift takes --to REF or --to-release VERSION")
@@ -75,19 +83,21 @@ def main(argv: list[str] | None = None) -> int:
             src = path.relative_to(docs).as_posix()
             pages.append((front, parsed, src, src))  # no site here: the source path stands in for the URL
         posts = [parsed for _, parsed, _, _ in pages]
-        if args.command == "lock":
-            return lock(series, posts)
         model, problems, notes = read_series(pages, series.announced)
+        setup = MarkdownSetup.of(config.markdown_extensions, config.mdx_configs)
+        worded = [parsed for _, parsed, src, _ in pages if model.post_at(src)]  # the posts whose words cite
+        if args.command == "lock":
+            return lock(series, posts, worded, setup)
         if args.command == "new":
             return new(series, Path(config.config_file_path), docs, model, args)
         if args.command == "drift":
-            return drift(series, posts, args)
+            return drift(series, posts, args, worded, setup)
         if args.command == "rebase":
-            return rebase_to(series, posts, Path(config.config_file_path), args)
+            return rebase_to(series, posts, Path(config.config_file_path), args, worded, setup)
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force,
-                     known=guard.docs_problems(docs, series.root) + problems)
+                     known=guard.docs_problems(docs, series.root) + problems, cited=(worded, setup, args.references))
     except KeyboardInterrupt:
         print("interrupted: the experiments were stopped; every file is whole (posts are only ever replaced "
               "whole)", file=sys.stderr)
@@ -110,21 +120,27 @@ def fail(error: CodeproofError, where: str = "error") -> int:
 SIMILARITY_FLOOR = 0.5
 
 
-def check(series, posts, repair: bool, use_cache: bool, force: bool = False, known: list[Problem] = ()) -> int:
-    """Verify (and with `repair`, update) every block; `known` are problems found before, reported with the rest."""
+def check(series, posts, repair: bool, use_cache: bool, force: bool = False, known: list[Problem] = (),
+          cited=((), MarkdownSetup(), False)) -> int:
+    """Verify (and with `repair`, update) every block; `known` are problems found before, reported with the rest.
+    `cited`: the series' posts, whose words' citations are checked too, the site's Markdown setup, and whether to
+    list each citation."""
     engine = Engine(series, use_cache=use_cache)
     try:
-        return _check(engine, posts, repair, force, list(known))
+        return _check(engine, posts, repair, force, list(known), *cited)
     except KeyboardInterrupt:  # stop the runs now, rather than wait for them
         engine.runner.cancel()
         raise
 
 
-def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Problem]) -> int:
+def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Problem], worded=(),
+           setup: MarkdownSetup = MarkdownSetup(), listed: bool = False) -> int:
     started = time.monotonic()
     series = engine.series
     engine.start_experiments(posts)
     problems += [p for post in posts for p in post.problems] + engine.runner.published()[1]
+    if worded:
+        problems += _citations(engine, worded, setup, listed)
     blocks = 0
     for post in posts:
         results = [engine.check(block) for block in post.blocks]
@@ -151,6 +167,26 @@ def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Prob
     return 0
 
 
+def _citations(engine: Engine, posts, setup: MarkdownSetup, listed: bool) -> list[Problem]:
+    """The problems of the posts' citations; with `listed`, every code span and its verdict printed, then a count
+    per post."""
+    try:
+        package = package_files(engine.store, engine.series, posts)
+    except SourceError as error:
+        return [Problem(engine.series.lock_file.name, 1, f"the package the posts quote: {error}", hint=error.hint)]
+    tree, problems = engine.pinned_tree(package, _scripts(engine)), []
+    for post in posts:
+        found = engine.citations(post, words_of(post, setup), tree)
+        problems += [problem for _, _, problem in found if problem]
+        if listed:
+            for span, verdict, _ in found:
+                said = f"-> {verdict.target}" if verdict.target else f"text: {verdict.why}"
+                print(f"{post.post}:{span.line}: `{span.text}` {said}")
+            linked = sum(1 for _, verdict, _ in found if verdict.target)
+            print(f"{post.post}: {len(found)} code spans, {linked} linked, {len(found) - linked} text")
+    return problems
+
+
 def new(series, config_file: Path, docs: Path, model, args) -> int:
     done, problems = new_post(series, config_file, docs, model, args.number, args.title, args.slug, datetime.date.today())
     if problems:
@@ -160,9 +196,35 @@ def new(series, config_file: Path, docs: Path, model, args) -> int:
     return 0
 
 
-def drift(series, posts, args) -> int:
-    """The drift report; 1 when a quote changed or is gone (or an output would change), 2 when REF cannot
-    be fetched."""
+def words_of(post, setup: MarkdownSetup) -> list:
+    """The inline code of a post's words, as the site's Markdown renders them (the build reads its own pages')."""
+    return read_code(rendered_words(post, setup))[0]
+
+
+def _pinned_citations(engine: Engine, posts, setup: MarkdownSetup):
+    """(the tree at the pin, each citation of the posts' words: (post, span, verdict, the post's own scripts))."""
+    scripts = _scripts(engine)
+    pinned = engine.pinned_tree(package_files(engine.store, engine.series, posts), scripts)
+    return pinned, [(post.post, span, verdict, own_scripts(post)) for post in posts
+                    for span, verdict, _ in engine.citations(post, words_of(post, setup), pinned)]
+
+
+def _tree_there(engine: Engine, pinned, paths: list[str], read: Callable[[str], bytes]):
+    """The tree citations resolve in at another commit: its `paths`, its files by `read(path)`, its package in the
+    folders of the pin's."""
+    folders = {path.split("/", 1)[0] for path in pinned.package_paths}
+    package = {path: read(path) for path in paths if path.split("/", 1)[0] in folders and path.endswith(".py")}
+    return engine.pinned_tree(package, pinned.scripts, read=lambda path: read(path).decode("utf-8"), paths=paths)
+
+
+def _scripts(engine: Engine) -> dict[str, str]:
+    return {path: data.decode("utf-8", "replace") for path, data in engine.runner.resources()[0].items()
+            if path.endswith(".py")}
+
+
+def drift(series, posts, args, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> int:
+    """The drift report; 1 when a quote changed or is gone, a citation is gone (or an output would change), 2 when
+    REF cannot be fetched."""
     if args.to_release and not VERSION_RE.match(args.to_release):
         raise UsageError(f"{args.to_release!r} is not a version", hint="e.g. --to-release 1.9.2")
     if args.report and (args.report.is_dir() or not args.report.resolve().parent.is_dir()):
@@ -181,7 +243,12 @@ def drift(series, posts, args) -> int:
     else:
         there = git.resolve(series.baseline.repo, args.to, args.remote)
         read = git.fetch  # git has checked every object it received
+        files = None
     drifts = drifts_to(engine, posts, there, read)
+    pinned, cited = _pinned_citations(engine, worded, setup)
+    paths = sorted(files) if files is not None else git.paths(series.baseline.repo, there) or []
+    at = _tree_there(engine, pinned, paths, lambda path: read(FileRef(series.baseline.repo, there, path)))
+    moved = citation_drifts(cited, pinned, at, (args.to or args.to_release)[:40])
     ran, outputs_change = [], False
     if args.run:
         with tempfile.TemporaryDirectory(prefix="codeproof-drift-") as tree:
@@ -194,17 +261,17 @@ def drift(series, posts, args) -> int:
                 git.export(series.baseline.repo, there, Path(tree))
             ran, outputs_change = output_changes(engine, posts, Path(tree))
     if args.format == "json":
-        text = as_json(drifts, args.to or args.to_release, there, ran) + "\n"
+        text = as_json(drifts, args.to or args.to_release, there, ran, moved) + "\n"
     else:
-        text = "".join(f"{line}\n" for line in [*map(str, drifts), *ran, summary(drifts)])
+        text = "".join(f"{line}\n" for line in [*map(str, drifts), *map(str, moved), *ran, summary(drifts, moved)])
     if args.report:
         write_atomically(args.report, text.encode("utf-8"))
     else:
         print(text, end="")
-    return 1 if failed(drifts) or outputs_change else 0
+    return 1 if failed(drifts, moved) or outputs_change else 0
 
 
-def rebase_to(series, posts, config_file: Path, args) -> int:
+def rebase_to(series, posts, config_file: Path, args, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> int:
     """Move the baseline to --to in one reviewable step (a clean working tree, so `git diff` shows all of it)."""
     status = subprocess.run(["git", "-C", str(series.root), "status", "--porcelain"], capture_output=True, text=True)
     if status.returncode != 0 or status.stdout.strip():
@@ -225,7 +292,12 @@ def rebase_to(series, posts, config_file: Path, args) -> int:
     if differs:
         raise SourceError(f"the release archive {pin} holds {differs} otherwise than {args.to} ({commit[:7]})",
                           hint="name the release's own tag, or --release the version that REF is")
-    said = rebase(engine, posts, commit, release, config_file)
+    pinned, cited = _pinned_citations(engine, worded, setup)
+    at = _tree_there(engine, pinned, git.paths(series.baseline.repo, commit) or [],
+                     lambda path: git.fetch(FileRef(series.baseline.repo, commit, path)))
+    moved = citation_drifts(cited, pinned, at, commit[:7])
+    said = rebase(engine, posts, commit, release, config_file, moved, {c.now.path for c in moved if c.now}
+                  | set(at.read_paths()))
     print("\n".join(line for line in said if line))
     print("next: ./dev.sh check (it runs the experiments against the new baseline), then commit", file=sys.stderr)
     return 0
@@ -270,12 +342,15 @@ def left_alone(checked) -> Problem:
     )
 
 
-def lock(series, posts) -> int:
-    """Record newly quoted files, hashing only bytes whose integrity their source proves: a fresh
+def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> int:
+    """Record newly quoted and cited files, hashing only bytes whose integrity their source proves: a fresh
     git fetch (git checks every object), or the release archive checked against its pinned SHA-256."""
     store = default_store(series, fresh=True)
     lock_file = store.lock
-    refs = sorted({series.baseline.ref_of(b) for p in posts for b in p.blocks if b.kind is BlockKind.SOURCE})
+    refs = {series.baseline.ref_of(b) for p in posts for b in p.blocks if b.kind is BlockKind.SOURCE}
+    if worded:
+        refs |= _cited_files(series, store, worded, setup)
+    refs = sorted(refs)
     failures = 0
     for ref in refs:
         if lock_file.expected(ref):
@@ -291,6 +366,28 @@ def lock(series, posts) -> int:
         print(f"locked {ref} = {sha} (from {provider})")
     lock_file.save()
     return 1 if failures else 0
+
+
+def _cited_files(series, store, posts, setup: MarkdownSetup) -> set[FileRef]:
+    """The upstream files the posts' words cite, read from the store's own proven sources (no lock needed)."""
+    baseline = series.baseline
+    scripts = {b.fields["File"]: (series.root / b.fields["File"]).read_bytes().decode("utf-8", "replace")
+               for post in posts for b in post.blocks
+               if b.kind is not BlockKind.SOURCE and "File" in b.fields and (series.root / b.fields["File"]).is_file()}
+    try:
+        package = package_files(store, series, posts)
+    except SourceError as error:
+        fail(error, where="the package the posts quote")
+        package = {}
+    engine = Engine(series, store=store)
+    tree = engine.pinned_tree(package, scripts,
+                              read=lambda path: store.fetch(FileRef(baseline.repo, baseline.commit, path))[0].decode("utf-8"))
+    cited = set()
+    for post in posts:
+        cited |= {FileRef(baseline.repo, baseline.commit, verdict.target.path)
+                  for _, verdict, _ in engine.citations(post, words_of(post, setup), tree)
+                  if verdict.target and not verdict.target.script}
+    return cited | {FileRef(baseline.repo, baseline.commit, path) for path in tree.read_paths()}
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import quote
 
 from html import escape
 from pathlib import Path
@@ -17,13 +18,13 @@ from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path, write_atomically
 from codeproof.common.structure import Problem, report
-from codeproof.engine import Engine
+from codeproof.engine import Engine, own_scripts
 from codeproof.site import addresses
 from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
-from codeproof.site import feeds, generated, guard, overview, render, sourcepages
+from codeproof.site import citations, feeds, generated, guard, overview, render, sourcepages
 from codeproof.site.xref import PROGRESS_EVERY
 
 SCRIPT_TEMPLATE = "series-script.html"  # hooks/templates/: the theme templates of the pages the build adds
@@ -33,6 +34,8 @@ SOURCE_TEMPLATE = "series-source.html"
 class SiteBuild:
     def __init__(self, engine: Engine):
         self.engine = engine
+        self.tree = None  # PinnedTree: what the citations in the posts' words resolve in (add_files makes it)
+        self.mentioned: list[sourcepages.MentionedAt] = []  # each linked citation in a post's words, at its line
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
         self.series = SeriesModel(())  # from the posts' front matter
@@ -72,6 +75,8 @@ class SiteBuild:
         root = self.engine.series.root
         replaced = generated.taken(self.site, {src: shown_path(path, root) for src, path in taken.items() if path})
         self.problems += self.site.problems
+        sources = self.site.sources
+        self.tree = self.engine.pinned_tree(sources.files if sources is not None else {}, self.site.scripts)
         return replaced
 
     def page_markdown(self, src_uri: str, markdown: str, meta: dict, page_url: str, homepage: bool, href) -> str:
@@ -135,7 +140,36 @@ class SiteBuild:
             html = sourcepages.link_post_cards(html, seal, proved.quoted, sources, baseline, page_url, source_line(href))
             html = sourcepages.link_experiment_cards(html, seal, proved.tried, sources, self.site.scripts,
                                                      source_line(href))
+        if entry is not None:  # after the guard too: the guard never sees a link the author could have written
+            html = self._link_citations(html, parsed, entry, href)
         return guard.unseal(html, seal)
+
+    def _link_citations(self, html: str, parsed, entry, href) -> str:
+        """A post's citations (read from its rendered words) linked: to a source page's line, a script page's, or
+        GitHub at the pin; each that fails is a problem, shown after it (as `serve` shows it)."""
+        codes, fences = citations.read_words(html)
+        found = self.engine.citations(parsed, codes, self.tree)
+        problems = [(n, problem) for n, (_, _, problem) in enumerate(found) if problem]
+        self.problems += [problem for _, problem in problems]
+        if problems:
+            return citations.show_problems(html, codes, [(n, str(problem)) for n, problem in problems])
+        tree, own, sources, baseline = self.tree, own_scripts(parsed), self.site.sources, self.engine.series.baseline
+
+        def address(target) -> str | None:
+            fragment = f"#L{target.first}" + (f"-L{target.last}" if target.last != target.first else "") \
+                if target.first else ""
+            if target.script:
+                return href(addresses.script_page_url(target.path)) + fragment if target.path in self.site.scripts else None
+            if sources is not None and target.path in sources.files and target.path.endswith(".py"):
+                return source_line(href)(target.path, None) + fragment
+            return f"https://github.com/{baseline.repo}/blob/{baseline.commit}/{quote(target.path)}" + fragment
+
+        linked, mentions = citations.link_citations(
+            html, codes, [verdict for _, verdict, _ in found], fences, lambda name: tree.name_verdict(name, own), address,
+            lambda target: sourcepages.citation_tip(target, sources, tree, baseline))
+        self.mentioned += [sourcepages.MentionedAt(m.target.path, m.target.first, entry.name, entry.url, *m.section)
+                           for m in mentions if not m.target.script and m.target.first]
+        return linked
 
     def page_context(self, src_uri: str, meta: dict, href) -> dict:
         """What the theme's template of a page shows beyond MkDocs' own: a source page's or the map's values, a
@@ -153,7 +187,7 @@ class SiteBuild:
             if path is None:
                 return {"source": None, "source_map": sourcepages.map_values(site.sources, self.quoted, baseline, line)}
             values = sourcepages.page_values(path, site.sources, self.quoted, baseline, line, href,
-                                             self.engine.series.cache_dir)
+                                             self.engine.series.cache_dir, self.mentioned)
             self._rendered()
             return {"source": values, "source_map": None}
         if src_uri in site.script_pages:

@@ -31,6 +31,8 @@ from codeproof.common.structure import Block, BlockKind, Checked, FileRef, Parse
 from codeproof.quotes.symbols import SymbolError, parse_symbols
 from codeproof.quotes.verify import symbols_of, verify_source_quote
 from codeproof.common.yamledit import with_values
+from codeproof.quotes.citations import Form, PinnedTree, Target, Verdict
+from codeproof.series.spans import CodeSpan
 
 
 class Status(Enum):
@@ -118,22 +120,89 @@ def _drift(engine: Engine, block: Block, there: FileRef, read: Callable[[FileRef
                  diff=found.problem.detail, repair=found.repair)
 
 
-def summary(drifts: list[Drift]) -> str:
+@dataclass(frozen=True)
+class CitationDrift:
+    """What became of one citation in a post's words at the other commit: unchanged, moved (the same definition,
+    or a `file:N`'s same text, at other lines) or gone (it cites nothing there, or a `file:N`'s text is not there)."""
+
+    post: str
+    line: int
+    status: Status
+    text: str
+    was: Target
+    now: Target | None = None
+    why: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.post}:{self.line}: {self.status.value} `{self.text}`"
+        if self.status is Status.MOVED:
+            return f"{where} {self.was} -> {self.now}"
+        if self.status is Status.GONE:
+            return f"{where} ({self.why})"
+        return f"{where} {self.was}"
+
+
+def citation_drifts(cited: list[tuple[str, CodeSpan, Verdict, frozenset[str]]], pinned: PinnedTree, there: PinnedTree,
+                    name: str) -> list[CitationDrift]:
+    """The drift of each citation that resolves at the pin (post, span, its verdict in `pinned`, the post's own
+    scripts) to the tree `there` (named `name`). A citation of the series' own scripts does not move with the
+    baseline, and is left out."""
+    found = []
+    for post, span, verdict, own in cited:
+        was = verdict.target
+        if was is None or was.script:
+            continue
+        there_verdict = there.verdict(span.text, own)
+        now = there_verdict.target
+        if now is None:
+            found.append(CitationDrift(post, span.line, Status.GONE, span.text, was, why=f"{there_verdict.why} at {name}"))
+        elif verdict.form is Form.LINES:
+            found.append(_lines_drift(post, span, was, now, _lines(pinned, was), there, name))
+        else:
+            status = Status.UNCHANGED if (now.path, now.first) == (was.path, was.first) else Status.MOVED
+            found.append(CitationDrift(post, span.line, status, span.text, was, now))
+    return found
+
+
+def _lines(tree: PinnedTree, target: Target) -> list[str]:
+    return (tree.text_or_none(target.path) or "").split("\n")[target.first - 1:target.last]
+
+
+def _lines_drift(post: str, span: CodeSpan, was: Target, now: Target, cited: list[str], there: PinnedTree,
+                 name: str) -> CitationDrift:
+    """A `file:N` citation: the cited text at the same lines there, at others, or nowhere."""
+    if _lines(there, now) == cited:
+        return CitationDrift(post, span.line, Status.UNCHANGED, span.text, was, now)
+    lines = (there.text_or_none(now.path) or "").split("\n")
+    for start in range(len(lines) - len(cited) + 1):
+        if lines[start:start + len(cited)] == cited:
+            return CitationDrift(post, span.line, Status.MOVED, span.text, was,
+                                 Target(now.path, start + 1, start + len(cited)))
+    return CitationDrift(post, span.line, Status.GONE, span.text, was,
+                         why=f"{now} holds other text at {name}, and the cited lines stand nowhere in {now.path}")
+
+
+def summary(drifts: list[Drift], cited: list[CitationDrift] = ()) -> str:
     count = {status: sum(d.status is status for d in drifts) for status in Status}
-    return (f"drift: {count[Status.CHANGED]} changed, {count[Status.MOVED]} moved, "
+    said = (f"drift: {count[Status.CHANGED]} changed, {count[Status.MOVED]} moved, "
             f"{count[Status.UNCHANGED]} unchanged, {count[Status.GONE]} gone")
+    counted = {status: sum(c.status is status for c in cited) for status in Status}
+    return said + (f"; citations: {counted[Status.MOVED]} moved, {counted[Status.UNCHANGED]} unchanged, "
+                   f"{counted[Status.GONE]} gone")
 
 
-def failed(drifts: list[Drift]) -> bool:
-    return any(d.status in (Status.CHANGED, Status.GONE) for d in drifts)
+def failed(drifts: list[Drift], cited: list[CitationDrift] = ()) -> bool:
+    return any(d.status in (Status.CHANGED, Status.GONE) for d in drifts) or any(c.status is Status.GONE for c in cited)
 
 
-def as_json(drifts: list[Drift], to: str, commit: str, outputs: list[str] = ()) -> str:
+def as_json(drifts: list[Drift], to: str, commit: str, outputs: list[str] = (), cited: list[CitationDrift] = ()) -> str:
     blocks = [{**asdict(replace(d, block=None)), "status": d.status.value} for d in drifts]
     for entry in blocks:
         del entry["repair"], entry["block"]
-    return json.dumps({"to": to, "commit": commit, "blocks": blocks, "outputs": list(outputs), "summary": summary(drifts)},
-                      ensure_ascii=False, indent=2)
+    citations = [{"post": c.post, "line": c.line, "status": c.status.value, "text": c.text, "was": str(c.was),
+                  "now": str(c.now) if c.now else None, "why": c.why} for c in cited]
+    return json.dumps({"to": to, "commit": commit, "blocks": blocks, "citations": citations, "outputs": list(outputs),
+                       "summary": summary(drifts, cited)}, ensure_ascii=False, indent=2)
 
 
 def output_changes(engine: Engine, posts: list[ParsedPost], package_tree: Path) -> tuple[list[str], bool]:
@@ -190,12 +259,14 @@ class RebaseRefused(CodeproofError):
     """The baseline cannot be moved whole: nothing was written."""
 
 
-def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Release, config_file: Path) -> list[str]:
+def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Release, config_file: Path,
+           cited: list[CitationDrift] = (), cited_files: set[str] = frozenset()) -> list[str]:
     """Move the series to the release at `commit`: the baseline in mkdocs.yml, autograd's pin in
-    requirements.txt, the lock's entries for the quoted files, and the changed quotes rewritten from there as
-    `update` would (moved quotes need nothing: their numbers come from the file). Everything that may fail is
-    done before anything is written. Returns what was done, each change as a diff; a gone quote is left to
-    the author. RebaseRefused when it cannot be done whole."""
+    requirements.txt, the lock's entries for the quoted and cited files (`cited_files`, at `commit`), and the
+    changed quotes rewritten from there as `update` would (moved quotes need nothing: their numbers come from the
+    file). Everything that may fail is done before anything is written. Returns what was done, each change as a
+    diff; a gone quote is left to the author, and so is every citation in the words (`cited`: each is listed).
+    RebaseRefused when it cannot be done whole."""
     series, git = engine.series, engine.store.git
     if commit == series.baseline.commit:
         return [f"the baseline is {commit[:7]} already: nothing to do"]
@@ -205,7 +276,7 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
         raise RebaseRefused(f"{unverified[0].post}:{unverified[0].line}: does not verify at the pin, so there is "
                             "nothing to move from", "run ./dev.sh check and mend the posts first")
     entries = {path: git_blob_sha1(git.fetch(FileRef(series.baseline.repo, commit, path)))  # git checked them
-               for path in sorted({d.file for d in drifts if d.status is not Status.GONE})}
+               for path in sorted({d.file for d in drifts if d.status is not Status.GONE} | set(cited_files))}
     config_text = config_file.read_bytes().decode("utf-8")  # edited as it is: each line keeps its own break
     try:
         new_config = with_values(config_text, ("extra", "series", "baseline"), {
@@ -248,7 +319,8 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
                             "make the files writable, then run rebase again") from None
     said += [f"rewrite by hand: {d}" for d in drifts if d.status is Status.GONE or (
         d.status is Status.CHANGED and d.block.quote is not None and not d.repair)]  # a header alone shows the new symbol
-    said.append(summary(drifts))
+    said += [f"the words, by hand: {c}" for c in cited if c.status is not Status.UNCHANGED]  # never rewritten
+    said.append(summary(drifts, cited))
     return said
 
 

@@ -18,7 +18,10 @@ from codeproof.experiments.figures import clean_svg
 from codeproof.experiments.runner import FIGURES_ENV, SANDBOX_HINT, ExperimentRunner
 from codeproof.experiments.tracing import TracedGraph, read_graph
 from codeproof.series.blocks import graph_call
+from codeproof.quotes.citations import Form, PinnedTree, Verdict
 from codeproof.quotes.sources import SourceError, SourceStore, default_store
+from codeproof.common.inlinecode import InlineCode
+from codeproof.series.spans import CodeSpan, code_spans
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
 from codeproof.quotes.verify import DIFFERS, verify_script_quote, verify_source_quote
 
@@ -47,6 +50,48 @@ class Engine:
             series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache,
             limits=series.limits,
         )
+
+    def pinned_tree(self, package: dict[str, bytes], scripts: dict[str, str], read: Callable[[str], str] | None = None,
+                    paths: list[str] | None = None) -> PinnedTree:
+        """What the posts' citations resolve in: every file at the pin (`paths`, by default the store's; `read(path)`
+        gives a file's text, proven: by default from the store, so against the lock), the package's own source
+        among `package` (the files of its source pages: tests/ and examples/ name nothing a bare name means), and
+        the series' scripts. Drift gives another commit's paths and files."""
+        baseline = self.series.baseline
+        read = read or (lambda path: self.store.read(FileRef(baseline.repo, baseline.commit, path)))
+        own = {path: data.decode("utf-8", "replace") for path, data in package.items()
+               if path.endswith(".py") and path.split("/", 1)[0] not in NOT_THE_PACKAGE}
+        if paths is None:
+            try:
+                paths = self.store.paths(baseline.repo, baseline.commit)
+            except SourceError:  # a damaged archive: the source pages say so, and the citations cannot be resolved
+                paths = None
+        return PinnedTree(paths, read, own, scripts)
+
+    def citations(self, parsed: ParsedPost, codes: list[InlineCode], tree: PinnedTree
+                  ) -> list[tuple[CodeSpan, Verdict, Problem | None]]:
+        """Each inline code element of the post's rendered words (`codes`, in order) as a span at its line, with
+        what it cites and its problem, if any: an explicit citation that resolves nowhere, or one that resolves in a
+        file the lock does not record (CI proves every cited file)."""
+        own, baseline, found = own_scripts(parsed), self.series.baseline, []
+        for span in code_spans(parsed, codes):
+            verdict = BY_CHOICE if span.plain else HIGHLIGHTED if not span.bare else tree.verdict(span.text, own)
+            target, problem, said = verdict.target, None, _shown(span.text)  # the author's text, as a terminal shows it
+            if verdict.failed:
+                problem = Problem(parsed.post, span.line, f"`{said}` cites nothing at the pin: {_shown(verdict.why)}",
+                                  hint="; ".join(filter(None, [_shown(verdict.hint), "or, if it is not a citation, "
+                                                               f"write `{said}`{{.plain}}"])))
+            elif target and not target.script and \
+                    self.store.lock.expected(FileRef(baseline.repo, baseline.commit, target.path)) is None:
+                problem = Problem(parsed.post, span.line,
+                                  f"`{said}` cites {target.path}, which {self.series.lock_file.name} does not record",
+                                  hint="run `./dev.sh lock` to record it, and commit the lock: CI proves every cited "
+                                       "file against it")
+            elif target and not target.script and tree.unproven(target.path):  # as a quoted file is proven
+                error = tree.unproven(target.path)
+                problem = Problem(parsed.post, span.line, f"`{said}` cites {target.path}: {error}", hint=error.hint)
+            found.append((span, verdict, problem))
+        return found
 
     def ref_of(self, block: Block) -> FileRef:
         return self.series.baseline.ref_of(block)
@@ -298,6 +343,16 @@ class Engine:
     @staticmethod
     def _problem(block: Block, message: str, hint: str, run: RunResult | None = None) -> Checked:
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint), run=run)
+
+
+BY_CHOICE = Verdict(Form.NONE, why="text by the author's choice ({.plain})")
+HIGHLIGHTED = Verdict(Form.NONE, why="highlighted code, not a citation")
+NOT_THE_PACKAGE = ("tests", "examples")  # top folders of the pin whose names a bare citation never means
+
+
+def own_scripts(parsed: ParsedPost) -> frozenset[str]:
+    """The experiments a post's blocks name: the names they define are the post's own."""
+    return frozenset(b.fields["File"] for b in parsed.blocks if b.kind is not BlockKind.SOURCE and "File" in b.fields)
 
 
 MAX_SAID = 8  # of a figure's problems; the rest are counted

@@ -416,6 +416,15 @@ class SourceStore:
                                   hint=f"the lock entry is wrong: delete it from {self.lock.path.name} and run `./dev.sh lock`")
         return chosen
 
+    def paths(self, repo: str, commit: str) -> list[str] | None:
+        """Every file of the commit: the pinned release archive's when it holds that commit (no network, and its
+        SHA-256 proves it), else git's; None when neither can say."""
+        for provider in sorted(self.providers, key=lambda p: not isinstance(p, SdistProvider)):
+            found = provider.paths(repo, commit)
+            if found is not None:
+                return found
+        return None
+
     @property
     def git(self) -> GitProvider:
         return next(provider for provider in self.providers if isinstance(provider, GitProvider))

@@ -114,7 +114,11 @@ class SymbolIndex:
         return self._dumps[id(node)]
 
     def _suggestion(self, spec: SymbolSpec) -> str:
-        names = set().union(*(_qualified_names(body) for body in self._bodies()))
+        if spec.call is not None:  # a call is matched against the module's call statements, as they are written
+            names = {f"{ast.unparse(stmt.value.func)}({ast.unparse(stmt.value.args[0])}, ...)"
+                     for calls in self._call_tables() for stmts in calls.values() for stmt in stmts if stmt.value.args}
+        else:
+            names = set().union(*(_qualified_names(body) for body in self._bodies()))
         close = difflib.get_close_matches(spec.text, sorted(names), n=3)
         return f"did you mean {', '.join(close)}?" if close else "check the Symbol line against the file"
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.series.spans import PLAIN
 from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, line_showing, plain_text, skeleton, titles_a_card
 from codeproof.common.filesystem import shown_path, unpublishable
 from codeproof.site.render import SEAL_ATTRIBUTE
@@ -64,12 +65,13 @@ ALLOWED_ATTRIBUTES = {"class", "id", "name", "href", "src", "alt", "title", "sty
                       "start", "reversed", "type", "open", "width", "height", "loading", "datetime", "lang",
                       "download", "rel", "target", "aria-label", "aria-hidden", "role", "data-label", SEAL_ATTRIBUTE}
 # The classes the site's Markdown extensions write: Pygments' short token classes, the highlighter's, the
-# table of contents' permalinks, admonitions and details of the usual types. Any other class could be one the
-# theme or the site styles, to hide text (`tabbed-block`), draw some (`[data-linenos]`) or imitate a part.
+# table of contents' permalinks, admonitions and details of the usual types, and the author's mark that keeps a
+# code span text (`grad`{.plain}, which nothing styles). Any other class could be one the theme or the site
+# styles, to hide text (`tabbed-block`), draw some (`[data-linenos]`) or imitate a part.
 ALLOWED_CLASS_RE = re.compile(
     r"[a-z]{1,3}[0-9]?(-[A-Z][A-Za-z]*)*|highlight|language-[a-z0-9+#-]+|headerlink|admonition(-title)?|"
     r"note|abstract|summary|tldr|info|todo|tip|hint|important|success|check|done|question|help|faq|warning|"
-    r"caution|attention|failure|fail|missing|danger|error|bug|example|quote|cite")
+    rf"caution|attention|failure|fail|missing|danger|error|bug|example|quote|cite|{PLAIN}")
 TABLE_ALIGN_RE = re.compile(r"text-align:\s*(left|right|center);?")  # what Markdown tables write
 URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "xlink:href", "background",
                   "cite", "ping"}

@@ -46,6 +46,18 @@ class QuotedRange:
 
 
 @dataclass(frozen=True)
+class MentionedAt:
+    """A line of an upstream file that a post's words cite (a linked citation), and where: as QuotedRange."""
+
+    path: str
+    line: int
+    post: str
+    url: str
+    anchor: str
+    section: str
+
+
+@dataclass(frozen=True)
 class Note:
     """What a source page says beside a line: the posts that quote the range starting there, or that use the
     definition on it."""
@@ -163,6 +175,7 @@ class SourceSite:
     scripts: dict[str, list[Reference]] = field(default_factory=dict)  # an experiment script -> its names of the package
     _used: dict = field(default_factory=dict, compare=False, repr=False)  # quotes -> used_definitions of them
     _uses: dict = field(default_factory=dict, compare=False, repr=False)  # what uses() gives, once made
+    _tips: dict = field(default_factory=dict, compare=False, repr=False)  # what tips() gives, once made
 
     def uses(self) -> dict[tuple[str, int], list[tuple[str, int, int]]]:
         """(file, line) of each definition -> where the package uses it: (file, first line, how many times) for
@@ -177,6 +190,12 @@ class SourceSite:
                                for target, files in found.items()})
         return self._uses
 
+    def tips(self) -> dict[tuple[str, int], str]:
+        """(file, line) of each definition the index links to -> its tip, worked out once for the build."""
+        if not self._tips:
+            self._tips.update({(r.path, r.target_line): r.tip for refs in self.index.references.values() for r in refs})
+        return self._tips
+
     def used_definitions(self, quoted: list[QuotedRange]) -> dict[tuple[str, int], list[QuotedRange]]:
         """used_definitions of the build's quotes, worked out once for all the source pages of the build."""
         key = tuple(quoted)
@@ -190,16 +209,23 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     """Every file of the folders the posts quote at the baseline (autograd/ for autograd/core.py), from the
     pinned archive or git, each locked file proven against the lock; their cross-references, and those of the
     experiment `scripts` (path -> bytes) to them. SourceError when they cannot be had."""
+    files = package_files(store, series, posts)
+    indexed = {path: data for path, data in files.items() if not too_long(data, series.source_page_max_lines)}
+    index = cross_references(indexed, series.cache_dir, log)
+    return SourceSite(files, index, series.source_page_max_lines,
+                      script_references(scripts or {}, index, indexed, series.cache_dir, log))
+
+
+def package_files(store: SourceStore, series: Series, posts: Iterable[ParsedPost]) -> dict[str, bytes]:
+    """Every file of the folders the posts quote at the baseline (autograd/ for autograd/core.py), each locked
+    file proven against the lock (SourceStore.tree). SourceError when they cannot be had."""
     folders = sorted({block.fields["File"].split("/", 1)[0] for post in posts for block in post.blocks
                       if block.kind is BlockKind.SOURCE and "/" in block.fields.get("File", "")
                       and block.follows_baseline})
     files: dict[str, bytes] = {}
     for folder in folders:
         files.update(store.tree(series.baseline.repo, series.baseline.commit, folder))
-    indexed = {path: data for path, data in files.items() if not too_long(data, series.source_page_max_lines)}
-    index = cross_references(indexed, series.cache_dir, log)
-    return SourceSite(files, index, series.source_page_max_lines,
-                      script_references(scripts or {}, index, indexed, series.cache_dir, log))
+    return files
 
 
 def too_long(data: bytes, max_lines: int) -> bool:
@@ -251,16 +277,19 @@ def card_sections(html: str) -> list[tuple[str, str]]:
 
 
 def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline, link, page_link,
-                cache_dir: Path) -> dict:
+                cache_dir: Path, mentioned: list[MentionedAt] = ()) -> dict:
     """What series-source.html shows of one file. `link(path, line)` addresses a line of a source page,
     `page_link(url)` a page of the site, both from this page. The code's HTML is kept under the cache, named
-    by everything it is made from (CI reads no cache)."""
+    by everything it is made from (CI reads no cache). `mentioned`: the lines the posts' words cite."""
     text = site.files[path].decode("utf-8", "replace")
     ranges = [q for q in quoted if q.path == path]
     plain = too_long(site.files[path], site.max_lines)
 
-    def section(q: QuotedRange) -> str:  # the address of the post's section that quotes q
+    def section(q: QuotedRange | MentionedAt) -> str:  # the address of the post's section that quotes or cites q
         return page_link(q.url) + (f"#{q.anchor}" if q.anchor else "")
+
+    def label(q: QuotedRange | MentionedAt) -> str:
+        return f"{q.post} · {q.section}" if q.section else q.post
 
     notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, section(q)) for q in ranges]
     for (where, line), users in site.used_definitions(quoted).items():
@@ -271,9 +300,10 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
     outline = [{"name": d.name, "first": d.first,
                 "uses": [(f"{where}:{line}" if where != path else f"L{line}", link(where, line), count)
                          for where, line, count in site.uses().get((path, d.first), [])],
-                "posts": list(dict.fromkeys((f"{q.post} · {q.section}" if q.section else q.post, section(q))
-                                            for q in quoting.get((path, d.first), [])
-                                            + [q for q in ranges if q.first <= d.first <= q.last]))}
+                "posts": list(dict.fromkeys((label(q), section(q)) for q in quoting.get((path, d.first), [])
+                                            + [q for q in ranges if q.first <= d.first <= q.last])),
+                "mentions": list(dict.fromkeys((label(m), section(m)) for m in mentioned
+                                               if m.path == path and d.first <= m.line <= d.last))}
                for d in site.index.definitions.get(path, [])]
     return {
         "path": path, "commit": baseline.commit, "repo": baseline.repo, "version": baseline.version,
@@ -321,6 +351,21 @@ def _keep(key: tuple[Path, str], code: Markup) -> Markup:
 def _fields(value) -> tuple:
     """A flat dataclass's fields, as astuple gives them without its deep copy."""
     return tuple(value.__dict__.values())
+
+
+def citation_tip(target, site: SourceSite | None, tree, baseline) -> str:
+    """What hovering a citation in a post's words shows: as a name in a card shows (the definition's line and
+    its docstring's first line, from the cross-reference index), else the cited line as written, or the file."""
+    if not target.first:
+        return f"{target.path} · {baseline.repo}@{baseline.commit[:7]}"
+    if site is not None and not target.script:
+        tip = site.tips().get((target.path, target.first))
+        if tip:
+            return tip
+    text = tree.text_or_none(target.path)
+    lines = text.split("\n") if text is not None else []
+    shown = lines[target.first - 1].strip() if target.first <= len(lines) else ""
+    return f"{target.path}:{target.first}  {shown}".rstrip()
 
 
 def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> dict:
