@@ -107,11 +107,17 @@ def test_a_tampered_cache_file_fails_the_quote_of_that_file(site):
     cached.write_text(cached.read_text().replace("self.value = value", "self.value = None"))
     code, err = site.check()
     assert code == 1
+    changed = f"the cached copy of fixture/upstream@{site.commit}:pkg/mod.py changed on disk: {cached} is not blob {blob}"
+    hint = f"delete the folder {site.root / '.cache' / 'blobs'} and build again to fetch and check every file afresh"
+    # The quote fails on it, and so does the words' citation of `Node`, which that file defines.
     assert report(err) == f"""\
-1 problem:
+2 problems:
 
-docs/posts/p.md:9: REAL SOURCE: the cached copy of fixture/upstream@{site.commit}:pkg/mod.py changed on disk: {cached} is not blob {blob}
-  hint: delete the folder {site.root / '.cache' / 'blobs'} and build again to fetch and check every file afresh
+docs/posts/p.md:7: `Node` cites pkg/mod.py: {changed}
+  hint: {hint}
+
+docs/posts/p.md:9: REAL SOURCE: {changed}
+  hint: {hint}
 """
 
 

@@ -55,12 +55,14 @@ class Engine:
                     paths: list[str] | None = None) -> PinnedTree:
         """What the posts' citations resolve in: every file at the pin (`paths`, by default the store's; `read(path)`
         gives a file's text, proven: by default from the store, so against the lock), the package's own source
-        among `package` (the files of its source pages: tests/ and examples/ name nothing a bare name means), and
-        the series' scripts. Drift gives another commit's paths and files."""
+        among `package` (the files of its source pages, less those too long to cross-reference: tests/ and
+        examples/ name nothing a bare name means), and the series' scripts. Drift gives another commit's paths and
+        files."""
         baseline = self.series.baseline
         read = read or (lambda path: self.store.read(FileRef(baseline.repo, baseline.commit, path)))
-        own = {path: data.decode("utf-8", "replace") for path, data in package.items()
-               if path.endswith(".py") and path.split("/", 1)[0] not in NOT_THE_PACKAGE}
+        own = {path: data.decode("utf-8", "replace") for path, data in package.items()  # as jedi, no file too long
+               if path.endswith(".py") and path.split("/", 1)[0] not in NOT_THE_PACKAGE  # to parse whole
+               and data.count(b"\n") <= self.series.source_page_max_lines}
         if paths is None:
             try:
                 paths = self.store.paths(baseline.repo, baseline.commit)
