@@ -11,7 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.quotes.citations import PinnedTree
+from codeproof.engine import Engine
+from codeproof.quotes import citations
+from codeproof.quotes.citations import PinnedTree, Target
+from codeproof.series.config import load_series
 from codeproof.site.citations import link_citations, read_words
 from fixture_site import SCRIPT, SCRIPT_TEXT, make_site, report
 from upstream import MODULE_V1
@@ -174,6 +177,19 @@ def test_a_cited_file_unlike_its_lock_entry_fails_as_a_quoted_one_does(tmp_path)
                            f"fixture/upstream@{site.commit}:examples/demo.py is blob {blob} (from git), but the lock "
                            f"says {'0' * 40}\n  hint: the lock entry is wrong: delete it from sources.lock.json and run "
                            "`./dev.sh lock`")
+
+
+def test_the_kept_definitions_are_a_convenience_never_evidence(tmp_path):
+    site = make_site(tmp_path, versions=(FILES,))
+    engine = Engine(load_series(site.root / "mkdocs.yml"))
+    package = {path: text.encode() for path, text in FILES.items() if path.startswith("pkg/")}
+    assert engine.pinned_tree(package, {}).verdict("only_here").target == Target("pkg/twice.py", 5, 5)
+    [kept] = (site.root / ".cache" / "citations").glob("definitions-*.json")
+    signature, _, data = kept.read_bytes().partition(b"\n")
+    assert b'["pkg/twice.py", 5]' in data
+    kept.write_bytes(signature + b"\n" + data.replace(b'["pkg/twice.py", 5]', b'["pkg/twice.py", 7]'))
+    citations._DEFINED.clear()  # as a new process
+    assert engine.pinned_tree(package, {}).verdict("only_here").target == Target("pkg/twice.py", 5, 5)
 
 
 def test_serve_shows_a_failed_citation_in_place(tmp_path):

@@ -13,12 +13,14 @@ from typing import Callable, Iterable
 from codeproof.site import addresses, graphs, render
 from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
-from codeproof.series.config import Series
+from codeproof.series.config import Series, in_ci
 from codeproof.experiments.figures import clean_svg
 from codeproof.experiments.runner import FIGURES_ENV, SANDBOX_HINT, ExperimentRunner
 from codeproof.experiments.tracing import TracedGraph, read_graph
 from codeproof.series.blocks import graph_call
-from codeproof.quotes.citations import Form, PinnedTree, Verdict
+from codeproof.common.signing import read_signed, secret_or_none, write_signed
+from codeproof.quotes.citations import (Form, PinnedTree, Verdict, definitions_from_json, definitions_of,
+                                        definitions_to_json, files_key)
 from codeproof.quotes.sources import SourceError, SourceStore, default_store
 from codeproof.common.inlinecode import InlineCode
 from codeproof.series.spans import CodeSpan, code_spans
@@ -68,7 +70,25 @@ class Engine:
                 paths = self.store.paths(baseline.repo, baseline.commit)
             except SourceError:  # a damaged archive: the source pages say so, and the citations cannot be resolved
                 paths = None
-        return PinnedTree(paths, read, own, scripts)
+        return PinnedTree(paths, read, own, scripts, self._definitions(own))
+
+    def _definitions(self, package: dict[str, str]) -> dict:
+        """The package's definitions, kept signed under the cache by the files they are made of (a new process
+        reads them in milliseconds instead of parsing the package); CI reads no cache."""
+        kept = self.series.cache_dir / "citations" / f"definitions-{files_key(package)}.json"
+        secret = secret_or_none()
+        data = None if in_ci() else read_signed(kept, secret)
+        if data is not None:
+            try:
+                return definitions_from_json(data)
+            except ValueError:
+                pass  # a damaged cache is worked out again
+        definitions = definitions_of(package)
+        try:
+            write_signed(kept, secret, definitions_to_json(definitions))
+        except OSError:  # a cache that cannot be written is no cache
+            pass
+        return definitions
 
     def citations(self, parsed: ParsedPost, codes: list[InlineCode], tree: PinnedTree
                   ) -> list[tuple[CodeSpan, Verdict, Problem | None]]:

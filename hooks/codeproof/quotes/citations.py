@@ -101,18 +101,40 @@ class CitationError(CodeproofError):
     """A citation that names nothing at the pin (a value in a Verdict; never raised past this module)."""
 
 
-_DEFINED: dict[str, dict[str, list[Definition]]] = {}  # the files' digest -> their definitions: serve builds again
+_DEFINED: dict[str, dict[str, list[Definition]]] = {}  # files_key -> their definitions: serve builds again
+DEFINING = 1  # of definitions_of: a change of what it finds changes this, so no cache keeps an older answer
+
+
+def files_key(files: dict[str, str]) -> str:
+    """What names a set of files (path -> text) and the way their definitions are found."""
+    return hashlib.sha256(json.dumps([DEFINING, sorted(files.items())]).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def definitions_of(files: dict[str, str]) -> dict[str, list[Definition]]:
     """The definitions of Python files (path -> text), by dotted name: each (file, name) once, at its first line.
-    A name that a function assigns is a definition only if no other function assigns it."""
-    key = hashlib.sha256(json.dumps(sorted(files.items())).encode("utf-8", "surrogatepass")).hexdigest()
+    A name that a function assigns is a definition only if no other function assigns it. Kept in the process."""
+    key = files_key(files)
     if key not in _DEFINED:
         if len(_DEFINED) >= KEPT:
             _DEFINED.clear()
         _DEFINED[key] = _definitions(files)
     return _DEFINED[key]
+
+
+def definitions_to_json(definitions: dict[str, list[Definition]]) -> bytes:
+    return json.dumps({name: [[d.path, d.line] for d in places] for name, places in definitions.items()},
+                      ensure_ascii=False).encode("utf-8")
+
+
+def definitions_from_json(data: bytes) -> dict[str, list[Definition]]:
+    """The definitions a cache kept; ValueError if it holds anything else (a damaged cache is worked out again)."""
+    table = json.loads(data.decode("utf-8"))
+    if type(table) is not dict or not all(
+            type(name) is str and type(places) is list and all(
+                type(place) is list and len(place) == 2 and type(place[0]) is str and type(place[1]) is int
+                for place in places) for name, places in table.items()):
+        raise ValueError("not a table of definitions")
+    return {name: [Definition(path, line) for path, line in places] for name, places in table.items()}
 
 
 def _definitions(files: dict[str, str]) -> dict[str, list[Definition]]:
@@ -168,11 +190,12 @@ class PinnedTree:
     proves it, or raises CodeproofError saying why not), the package's definitions and the series' scripts."""
 
     def __init__(self, paths: Iterable[str] | None, read: Callable[[str], str], package: dict[str, str],
-                 scripts: dict[str, str]):
+                 scripts: dict[str, str], definitions: dict[str, list[Definition]] | None = None):
+        """`definitions`: the package's, where they are at hand (else worked out here)."""
         self.listed = paths is not None  # whether the pin's files could be listed here
         self.paths = sorted(set(paths or ()))
         self._read = read
-        self.package = definitions_of(package)
+        self.package = definitions_of(package) if definitions is None else definitions
         self.package_paths = sorted(package)
         self.scripts = scripts
         self._script_definitions = {path: definitions_of({path: text}) for path, text in scripts.items()}
