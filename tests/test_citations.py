@@ -273,3 +273,40 @@ def test_a_citation_links_to_exactly_its_definition_or_nowhere_and_fails_only_wh
             assert link is not None and link.attributes["href"] == f"{expected[0]}#{expected[1]}", text
             assert link.text() == name
     assert LexborHTMLParser(linked).text() == LexborHTMLParser(page).text()  # the words are the same
+
+
+def test_the_strict_build_fails_exactly_on_an_explicit_citation_that_names_nothing_and_links_only_definitions(
+        tmp_path):
+    """The property above, through real builds of the fixture post: Hypothesis writes spans into its words. Both
+    outcomes must occur (counted here)."""
+    site = make_site(tmp_path, versions=(FILES,))
+    site.edit("Some prose about `Node`.", "Cites `twice.py` and `pkg/__init__.py`.")
+    assert site.check("lock")[0] == 0  # every file the fixture's citations may resolve in
+    post = site.post.read_text(encoding="utf-8")
+    outcomes = {"built": 0, "failed": 0}
+
+    @settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(spans(), min_size=1, max_size=4))
+    def run(texts):
+        site.post.write_text(post.replace("Cites", " ".join(f"`{t}`" for t in texts) + ". Cites"), encoding="utf-8")
+        built, log = site.build()
+        explicit = [t for t in texts if " :: " in t]
+        unresolved = [t for t in explicit if IN_FILE.get(FILE_NAMES[t.partition(" :: ")[0]], {}).get(
+            t.partition(" :: ")[2]) is None]
+        assert (built is None) == bool(unresolved), log
+        outcomes["built" if built else "failed"] += 1
+        if built is None:
+            assert all(f"`{t}` cites nothing at the pin" in log for t in unresolved)
+            return
+        for text, (shown, href) in links((built / "posts" / "p" / "index.html").read_text(encoding="utf-8")).items():
+            if text in ("twice.py", "pkg/__init__.py"):
+                continue
+            file, _, symbol = text.partition(" :: ")
+            if symbol:
+                path, line = FILE_NAMES[file], IN_FILE[FILE_NAMES[file]][symbol]
+            else:
+                path, line = DEFINED[shown]
+            assert href.startswith(f"https://example.org/source/{path}/#L{line}"), (text, href)
+
+    run()
+    assert outcomes["built"] and outcomes["failed"], outcomes
