@@ -55,10 +55,12 @@ def warm_build(site: Path) -> float:
     return time.perf_counter() - started
 
 
-def runs(folder: Path, script: str, calls: tuple[str, ...], times: int) -> list:
+def runs(folder: Path, script: str, calls: tuple[str, ...], times: int, caches: Path) -> list:
+    """`times` cold runs of the script in `folder`, each with an empty cache folder under `caches` (never the
+    repository's: a bench writes nothing there)."""
     results = []
     for n in range(times):
-        runner = ExperimentRunner(folder, folder / f".cache-{n}", timeout=120, output_cap=1 << 20, use_cache=False)
+        runner = ExperimentRunner(folder, caches / f"cache-{n}", timeout=120, output_cap=1 << 20, use_cache=False)
         runner.start(script, calls)
         results.append(runner.result(script))
         runner.finish()
@@ -77,8 +79,8 @@ def main() -> None:
               f"{best['without']:.2f} s, ratio {best['with figures'] / best['without']:.3f}")
 
         script, call = "experiments/numpy_primitives.py", "f(onp.array([0.5, 1.5, 2.0]))"
-        plain = runs(ROOT, script, (), args.repeat)
-        traced = runs(ROOT, script, (call,), args.repeat)
+        plain = runs(ROOT, script, (), args.repeat, tmp / "plain")
+        traced = runs(ROOT, script, (call,), args.repeat, tmp / "traced")
         mean = lambda results: sum(r.seconds for r in results) / len(results)
         print(f"{script} run (mean of {args.repeat}, cold): {mean(plain):.3f} s plain, {mean(traced):.3f} s with "
               f"the trace of {call} (+{mean(traced) - mean(plain):.3f} s)")
@@ -92,7 +94,7 @@ def main() -> None:
 
         (tmp / "plot" / "experiments").mkdir(parents=True)
         (tmp / "plot" / "experiments" / "plot.py").write_text(PLOT, encoding="utf-8")
-        plots = runs(tmp / "plot", "experiments/plot.py", (), args.repeat)
+        plots = runs(tmp / "plot", "experiments/plot.py", (), args.repeat, tmp / "plots")
         assert all(r.ok and "plot.svg" in r.figures for r in plots), plots[0].stderr
         print(f"a matplotlib plot's run (mean of {args.repeat}, cold, fresh font cache each): {mean(plots):.3f} s, "
               f"{len(plots[0].figures['plot.svg'])} bytes of SVG, the same bytes every run: "

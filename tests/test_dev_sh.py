@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from conftest import ROOT
+from conftest import ROOT, git
 
 
 def copy_of_the_repository(tmp_path):
@@ -26,3 +26,12 @@ def test_check_fails_on_a_broken_link_that_only_mkdocs_sees(tmp_path):
     assert done.returncode != 0
     assert "Doc file 'notes.md' contains a link 'missing.md', but the target is not found among documentation files." \
         in done.stderr
+
+
+def test_the_repository_tracks_no_tool_state():
+    """Caches, environments, installed tools and built sites are made on each machine: a committed one would be
+    read as if this machine had made it (a bench once committed twelve .cache-N folders)."""
+    tracked = git(ROOT, "ls-files").splitlines()
+    assert "README.md" in tracked
+    made_here = (".venv", "node_modules", "site", "test-artifacts", ".hypothesis", ".pytest_cache")
+    assert [path for path in tracked if path.split("/")[0] in made_here or path.startswith(".cache")] == []
