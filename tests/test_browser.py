@@ -14,6 +14,8 @@ import pytest
 from playwright import sync_api as playwright
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.common.structure import BlockKind
+from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
 from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, show_every_code_block, site_prefix,
@@ -114,6 +116,9 @@ def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url
     page = visit(base_url + path).page
     baseline = load_series(ROOT / "mkdocs.yml").baseline
     cards = page.locator(".proof-card--source")
+    source = ROOT / "docs" / f"{path.rstrip('/')}.md"
+    parsed, _ = read_post(source, str(source))
+    assert cards.count() == sum(block.kind is BlockKind.SOURCE for block in parsed.blocks)  # every one, if any
     for i in range(cards.count()):
         card = cards.nth(i)
         onsite = card.locator("dt:text('文件') + dd a").first.get_attribute("href")
@@ -125,6 +130,7 @@ def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url
         numbers = card.locator(".linenos").evaluate_all("els => els.map(e => e.dataset.linenos.trim())")
         assert numbers[0] == match.group(2) and numbers[-1] == match.group(3)
     stamps = page.locator(".proof-card--output .proof-card__stamp")
+    assert stamps.count() == sum(block.kind is BlockKind.OUTPUT for block in parsed.blocks)
     for i in range(stamps.count()):
         stamp = stamps.nth(i).inner_text()
         assert "输出已验证" in stamp and f"autograd {baseline.version}" in stamp

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeproof.series.prose import first_paragraph
+from codeproof.series.prose import first_paragraph, reading_minutes
 
 
 @pytest.mark.parametrize("markdown, expected", [
@@ -16,3 +16,10 @@ from codeproof.series.prose import first_paragraph
 ])
 def test_the_first_paragraph_is_the_first_top_level_prose_as_plain_text(markdown, expected):
     assert first_paragraph(markdown) == expected
+
+
+def test_the_reading_time_counts_chinese_characters_and_other_words_and_is_at_least_a_minute():
+    assert reading_minutes("短") == 1
+    assert reading_minutes("字" * 800) == 2  # 400 characters a minute
+    assert reading_minutes("word " * 600) == 3  # 200 words a minute
+    assert reading_minutes("字" * 400 + " word" * 200) == 2

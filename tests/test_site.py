@@ -88,10 +88,12 @@ def test_every_link_labelled_previous_or_next_on_a_post_agrees_and_resolves(buil
 
 def test_every_category_of_every_post_links_to_its_entry_on_the_overview_which_lists_that_post(built):
     posts = sorted(p.parent.name for p in (built / "posts").glob("*/index.html"))
+    assert posts
     overview = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
     for name in posts:
         header = LexborHTMLParser((built / "posts" / name / "index.html").read_text(encoding="utf-8"))
         categories = header.css(".series-meta__category")
+        assert len(categories) == len(read_post(ROOT / "docs" / "posts" / f"{name}.md", name)[1].meta.get("categories", []))
         assert all(c.tag == "a" for c in categories), name
         for category in categories:
             path, fragment = category.attributes["href"].split("#")
@@ -118,7 +120,9 @@ def test_every_published_script_is_on_the_overview_with_the_posts_that_use_it(bu
     overview = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
     rows = {row.css_first("td a").attributes["href"]: [a.attributes["href"] for a in row.css("td")[1].css("a")]
             for row in overview.css("article tr") if row.css_first("td a[href^='experiments/']")}
-    for script in (built / "experiments").glob("*/index.html"):
+    scripts = sorted((built / "experiments").glob("*/index.html"))
+    assert scripts and len(rows) == len(scripts)
+    for script in scripts:
         page = LexborHTMLParser(script.read_text(encoding="utf-8"))
         using = [urljoin(f"experiments/{script.parent.name}/", a.attributes["href"])
                  for a in page.css(".series-script__posts a")]

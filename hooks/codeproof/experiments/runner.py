@@ -359,7 +359,7 @@ def _give(run_dir: Path, user: int) -> None:
 def run_env(run_dir: Path, python_path: Path | None = None) -> dict[str, str]:
     """The whole environment of a run: nothing is inherited from the build's. `python_path` puts a package
     tree before the installed ones (drift --run: autograd at another commit). The run's figures go to its own
-    `figures/`; matplotlib keeps its settings (figure.MATPLOTLIBRC) and font list in the run's private temp."""
+    `figures/`; matplotlib keeps its settings (figures.MATPLOTLIBRC) and font list in the run's private temp."""
     return {
         FIGURES_ENV: str(run_dir / "figures"),
         "MPLCONFIGDIR": str(run_dir / "tmp" / "matplotlib"),
