@@ -194,7 +194,12 @@ def test_ctrl_c_during_update_stops_promptly_kills_the_run_and_leaves_the_post_w
     upstream.post.write_text(text)
     process = subprocess.Popen([sys.executable, "-m", "codeproof", "update", "--config", str(upstream.config())],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3)  # the experiment is under way
+    # The state it needs, not a time: the experiment is under way (its run folder, named by the pid, in a command
+    # line). A loaded machine takes longer to get there; a signal before would stop Python's start instead.
+    deadline = time.monotonic() + 120
+    while not [p for p in Path("/proc").glob("[0-9]*") if _runs(p, f"codeproof-run-{process.pid}-")]:
+        assert process.poll() is None and time.monotonic() < deadline, "the experiment never started"
+        time.sleep(0.1)
     started = time.monotonic()
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=20)
