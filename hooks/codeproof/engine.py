@@ -109,8 +109,7 @@ class Engine:
                                   f"`{said}` cites {target.path}, which {self.series.lock_file.name} does not record",
                                   hint="run `./dev.sh lock` to record it, and commit the lock: CI proves every cited "
                                        "file against it")
-            elif target and not target.script and tree.unproven(target.path):  # as a quoted file is proven
-                error = tree.unproven(target.path)
+            elif target and not target.script and (error := tree.unproven(target.path)):  # as a quoted file is
                 problem = Problem(parsed.post, span.line, f"`{said}` cites {target.path}: {error}", hint=error.hint)
             found.append((span, verdict, problem))
         return found

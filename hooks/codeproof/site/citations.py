@@ -80,13 +80,11 @@ PIECE_RE = re.compile(r"<[^>]*>|&[^;\s]*;|.", re.S)  # of a code element's conte
 
 def _after(content: str, shown: int) -> int:
     """Where in a code element's HTML content the first `shown` characters a reader sees end (tags count none)."""
-    at = 0
     for piece in PIECE_RE.finditer(content):
         if shown == 0:
-            return piece.start() if not piece.group().startswith("<") else at if at else piece.start()
+            return piece.start()
         if not piece.group().startswith("<"):
             shown -= 1
-        at = piece.end()
     return len(content)
 
 
