@@ -27,7 +27,7 @@ from pathlib import Path
 from codeproof.common.errors import CodeproofError, UsageError
 from codeproof.site import guard
 from codeproof.series.blocks import read_post
-from codeproof.series.config import VERSION_RE, SeriesConfigError, load_config_file, series_from_extra
+from codeproof.series.config import VERSION_RE, SeriesConfigError, load_site
 from codeproof.drift import (Release, as_json, citation_drifts, drifts_to, failed, output_changes, rebase,
                              release_differs, summary)
 from codeproof.engine import Engine, own_scripts
@@ -72,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for line in recover(args.config.resolve().parent):  # a change of several files that was interrupted
             print(f"note: {line}", file=sys.stderr)
-        config = load_config_file(args.config)  # as the build reads it: MkDocs' loader, tags and checks
-        series = series_from_extra(config.extra.get("series"), Path(config.config_file_path))
-        docs = args.docs or Path(config.docs_dir)
+        site = load_site(args.config)
+        series = site.series
+        docs = args.docs or site.docs_dir
         if not docs.is_dir():
             raise SeriesConfigError([Problem(str(docs), 1, "is not a folder of posts")])
         pages = []
@@ -84,16 +84,16 @@ def main(argv: list[str] | None = None) -> int:
             pages.append((front, parsed, src, src))  # no site here: the source path stands in for the URL
         posts = [parsed for _, parsed, _, _ in pages]
         model, problems, notes = read_series(pages, series.announced)
-        setup = MarkdownSetup.of(config.markdown_extensions, config.mdx_configs)
+        setup = site.markdown
         worded = [parsed for _, parsed, src, _ in pages if model.post_at(src)]  # the posts whose words cite
         if args.command == "lock":
             return lock(series, posts, worded, setup)
         if args.command == "new":
-            return new(series, Path(config.config_file_path), docs, model, args)
+            return new(series, args.config, docs, model, args)
         if args.command == "drift":
             return drift(series, posts, args, worded, setup)
         if args.command == "rebase":
-            return rebase_to(series, posts, Path(config.config_file_path), args, worded, setup)
+            return rebase_to(series, posts, args.config, args, worded, setup)
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force,

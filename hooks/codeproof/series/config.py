@@ -1,31 +1,28 @@
 """The series configuration: `extra.series` in mkdocs.yml, validated once, every mistake reported.
 
-Posts inherit the source baseline from here; nothing else repeats it. The site and the command line read
-mkdocs.yml alike, with MkDocs' own loader (so `!ENV` and every other tag mean the same to both); the
-values are checked by MkDocs option classes and the checks below, as Material's blog checks its own.
-A setting that is not in the schema is a mistake (a misspelt `timout:` would leave the default in force).
+Posts inherit the source baseline from here; nothing else repeats it. The build hands in the mapping its
+generator read; the command line reads mkdocs.yml with the core's own loader (`load_site`: `!ENV` resolved as
+MkDocs resolves it, other tags kept opaque), so the core needs no MkDocs. The values are checked against one
+schema (common.schema) and the checks below; a setting that is not in the schema is a mistake.
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
-import logging
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from mkdocs.config import base, load_config
-from mkdocs.config import config_options as c
-from mkdocs.config.base import ValidationError
-from mkdocs.exceptions import Abort, ConfigurationError
+import yaml_env_tag
 
 from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import JOURNAL
 from codeproof.common.markers import plain_text
+from codeproof.common.schema import REQUIRED, ListOf, Section, Value, dotted, validate
 from codeproof.common.structure import Block, FileRef, Limits, Problem, report
+from codeproof.series.spans import MarkdownSetup
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
@@ -56,124 +53,71 @@ def normal_path(path: str) -> str | None:
     return "/".join(parts) if parts and ".." not in parts else None
 
 
-# --- option classes -----------------------------------------------------------------------------
-
-
-class _Text(c.Type):
-    """A string that must pass `test`; `what` says what it must be."""
-
-    def __init__(self, test, what: str, **kwargs):
-        super().__init__(str, **kwargs)
-        self.test, self.what = test, what
-
-    def run_validation(self, value):
-        value = super().run_validation(value)
-        if not self.test(value):
-            raise ValidationError(f"{value!r} is not {self.what}")
-        return value
-
-
-def CommitSha() -> _Text:
-    return _Text(SHA_RE.match, "a full 40-hex commit SHA")
-
-
-def Repository() -> _Text:
-    return _Text(valid_repo, "owner/name")
-
-
-def Sha256() -> _Text:
-    return _Text(SHA256_RE.match, "a 64-hex SHA-256")
-
-
-def Version() -> _Text:
-    return _Text(VERSION_RE.match, "a release version, such as 1.9.1")
-
-
-def Pin() -> _Text:
-    return _Text(PIN_RE.match, "a pinned requirement, such as autograd==1.9.1")
-
-
-def RemoteTemplate(**kwargs) -> _Text:
-    """A git URL with `{repo}` where the owner/name goes, and no other replacement field."""
-    def fits(template: str) -> bool:
-        try:
-            return "{repo}" in template and template.format(repo="o/n") != template
-        except (IndexError, KeyError, ValueError):
-            return False
-    return _Text(fits, "a git URL template holding {repo} and no other {…} field", **kwargs)
-
-
-def RepositoryPath(what: str, **kwargs) -> _Text:
-    """A path relative to the repository root, in normal form, outside what the site publishes."""
-    return _Text(lambda path: normal_path(path) == path and path.split("/")[0] not in ("docs", "experiments"),
-                 f"a relative path in the repository for {what}, outside docs/ and experiments/", **kwargs)
-
-
-def PlainTitle() -> _Text:
-    """Announced titles are printed in every post's series navigation and the overview: plain text,
-    naming no marker."""
-    return _Text(plain_text,
-                 "plain text: it holds markup characters (<, > or &) or names a block marker")
-
-
-class Number(c.Type):
-    """A number (not a bool) with lo < value <= hi."""
-
-    def __init__(self, kind, lo: float, hi: float, what: str, **kwargs):
-        super().__init__(kind, **kwargs)
-        self.lo, self.hi, self.what = lo, hi, what
-
-    def run_validation(self, value):
-        value = super().run_validation(value)
-        if isinstance(value, bool) or not self.lo < value <= self.hi:  # also refuses nan; inf passes no finite hi
-            raise ValidationError(f"{value!r} is not {self.what}")
-        return value
-
-
 # --- the schema ---------------------------------------------------------------------------------
 
 
-class _Baseline(base.Config):
-    repo = Repository()
-    commit = CommitSha()
-    version = Version()
-    # The release archive that holds the commit's files (pip requirement, e.g. autograd==1.9.1) and
-    # its SHA-256, checked on every use; both or neither.
-    sdist = c.Optional(Pin())
-    sdist_sha256 = c.Optional(Sha256())
+def _text(test, what: str, default: object = REQUIRED) -> Value:
+    return Value(str, what, test, default)
 
 
-class _Announced(base.Config):
-    number = Number(int, 0, MAX_NUMBER, f"a whole number from 1 to {MAX_NUMBER}")
-    title = c.Optional(PlainTitle())
+def _number(kinds, lo: float, hi: float, what: str, default: object = REQUIRED) -> Value:
+    """A number (not a bool) with lo < value <= hi; refuses nan, and inf passes no finite hi."""
+    return Value(kinds, what, lambda value: lo < value <= hi, default)
 
 
-class _Limits(base.Config):
-    memory_mib = Number(int, 255, 1 << 30, "a whole number of MiB from 256", default=Limits.memory_mib)
-    processes = Number(int, 7, 1 << 22, "a whole number from 8", default=Limits.processes)
-    file_size_mib = Number(int, 0, 1 << 30, "a positive whole number of MiB", default=Limits.file_size_mib)
-    cpu_seconds = Number(int, 0, MAX_TIMEOUT, f"a whole number of seconds from 1 to {MAX_TIMEOUT}",
-                         default=Limits.cpu_seconds)
+def _fits_template(template: str) -> bool:
+    """A git URL with `{repo}` where the owner/name goes, and no other replacement field."""
+    try:
+        return "{repo}" in template and template.format(repo="o/n") != template
+    except (IndexError, KeyError, ValueError):
+        return False
 
 
-class _Experiments(base.Config):
-    timeout = Number((int, float), 0, MAX_TIMEOUT, f"a number of seconds between 0 and {MAX_TIMEOUT}", default=120)
-    output_cap = Number(int, 0, float("inf"), "a positive number of bytes", default=1024 * 1024)
-    limits = c.SubConfig(_Limits)
+def _repository_path(what: str, default: str) -> Value:
+    """A path relative to the repository root, in normal form, outside what the site publishes."""
+    return _text(lambda path: normal_path(path) == path and path.split("/")[0] not in ("docs", "experiments"),
+                 f"a relative path in the repository for {what}, outside docs/ and experiments/", default)
 
 
-class SeriesSchema(base.Config):
-    name = PlainTitle()
-    baseline = c.SubConfig(_Baseline)
-    announced = c.ListOfItems(c.SubConfig(_Announced), default=[])
-    git_remote = RemoteTemplate(default="https://github.com/{repo}.git")
-    lock_file = RepositoryPath("the lock file", default="sources.lock.json")
-    cache_dir = RepositoryPath("the cache folder", default=".cache")
-    experiments = c.SubConfig(_Experiments)
-    source_pages = c.Type(bool, default=True)  # publish the quoted package's files, cross-referenced (source/)
+# Announced titles are printed in every post's series navigation and the overview: plain text, naming no marker.
+_PLAIN_TITLE = "plain text: it holds markup characters (<, > or &) or names a block marker"
+
+SERIES_SCHEMA = Section({
+    "name": _text(plain_text, _PLAIN_TITLE),
+    "baseline": Section({
+        "repo": _text(valid_repo, "owner/name"),
+        "commit": _text(SHA_RE.match, "a full 40-hex commit SHA"),
+        "version": _text(VERSION_RE.match, "a release version, such as 1.9.1"),
+        # The release archive that holds the commit's files (pip requirement, e.g. autograd==1.9.1) and
+        # its SHA-256, checked on every use; both or neither.
+        "sdist": _text(PIN_RE.match, "a pinned requirement, such as autograd==1.9.1", default=None),
+        "sdist_sha256": _text(SHA256_RE.match, "a 64-hex SHA-256", default=None),
+    }),
+    "announced": ListOf(Section({
+        "number": _number(int, 0, MAX_NUMBER, f"a whole number from 1 to {MAX_NUMBER}"),
+        "title": _text(plain_text, _PLAIN_TITLE, default=None),
+    })),
+    "git_remote": _text(_fits_template, "a git URL template holding {repo} and no other {…} field",
+                        default="https://github.com/{repo}.git"),
+    "lock_file": _repository_path("the lock file", "sources.lock.json"),
+    "cache_dir": _repository_path("the cache folder", ".cache"),
+    "experiments": Section({
+        "timeout": _number((int, float), 0, MAX_TIMEOUT, f"a number of seconds between 0 and {MAX_TIMEOUT}", 120),
+        "output_cap": _number(int, 0, float("inf"), "a positive number of bytes", 1024 * 1024),
+        "limits": Section({
+            "memory_mib": _number(int, 255, 1 << 30, "a whole number of MiB from 256", Limits.memory_mib),
+            "processes": _number(int, 7, 1 << 22, "a whole number from 8", Limits.processes),
+            "file_size_mib": _number(int, 0, 1 << 30, "a positive whole number of MiB", Limits.file_size_mib),
+            "cpu_seconds": _number(int, 0, MAX_TIMEOUT, f"a whole number of seconds from 1 to {MAX_TIMEOUT}",
+                                   Limits.cpu_seconds),
+        }),
+    }),
+    # Publish the quoted package's files, cross-referenced (source/).
+    "source_pages": Value(bool, "true or false", default=True),
     # Over this many lines a source page is plain text, neither highlighted nor cross-referenced: the work on a
     # file stays bounded whatever upstream holds.
-    source_page_max_lines = Number(int, 0, 10_000_000, "a positive whole number of lines", default=20_000)
+    "source_page_max_lines": _number(int, 0, 10_000_000, "a positive whole number of lines", 20_000),
+})
 
 
 @dataclass(frozen=True)
@@ -228,12 +172,12 @@ def series_from_extra(extra_series: object, config_file: Path) -> Series:
     found: list[tuple[tuple, str]] = [  # (key path, message)
         (path, f"is given twice (lines {first} and {second}): YAML keeps the second and drops the first")
         for path, first, second in repeated if path[:2] == ("extra", "series")]
-    values = _validate(SeriesSchema, extra_series, ("extra", "series"), found)
+    values = validate(SERIES_SCHEMA, extra_series, ("extra", "series"), found)
     if not found:
         found += _check_together(values, config_file.resolve().parent)
     if found:
         name = config_file.name
-        raise SeriesConfigError([Problem(name, _line(lines, path), f"{_dotted(path)}: {message}") for path, message in found])
+        raise SeriesConfigError([Problem(name, _line(lines, path), f"{dotted(path)}: {message}") for path, message in found])
     root = config_file.resolve().parent
     baseline = values["baseline"]
     return Series(
@@ -250,56 +194,6 @@ def series_from_extra(extra_series: object, config_file: Path) -> Series:
         source_pages=values["source_pages"],
         source_page_max_lines=values["source_page_max_lines"],
     )
-
-
-def _validate(schema: type[base.Config], data: object, path: tuple, found: list) -> dict:
-    """Each option of `schema` validated by its own class, nested configs and lists of them entered, and
-    every failure kept (MkDocs' Config.validate stops at the first)."""
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        found.append((path, f"must be a mapping of settings, not {type(data).__name__}"))
-        return {}
-    options = dict(base.get_schema(schema))
-    for key in sorted(map(str, data.keys() - options.keys())):
-        found.append((path + (key,), "is not a setting" + _suggestion(schema, key)))
-    values = {}
-    for key, option in options.items():
-        value = data.get(key)
-        if isinstance(option, c.SubConfig):
-            values[key] = _validate(option.config_class, value, path + (key,), found)
-        elif isinstance(option, c.ListOfItems) and isinstance(option.option_type, c.SubConfig):
-            if not isinstance(value if value is not None else [], list):
-                found.append((path + (key,), f"must be a list, not {type(value).__name__}"))
-                continue
-            values[key] = [_validate(option.option_type.config_class, item, path + (key, i), found)
-                           for i, item in enumerate(value or [])]
-        else:
-            try:
-                values[key] = option.validate(value)
-            except ValidationError as error:
-                found.append((path + (key,), str(error)))
-    return values
-
-
-def _suggestion(schema: type[base.Config], key: str) -> str:
-    """'; did you mean X?' naming the setting most like `key`, here or in a nested config (`timout` in
-    extra.series may be experiments.timeout), or the settings there are."""
-    names = {}  # last part -> the name as written from here
-    for name, option in base.get_schema(schema):
-        names.setdefault(name, name)
-        if isinstance(option, c.SubConfig):
-            for inner, _ in base.get_schema(option.config_class):
-                names.setdefault(inner, f"{name}.{inner}")
-    close = difflib.get_close_matches(key, [n for n in names if n != key], n=1) or ([key] if key in names else [])
-    if close:
-        return f"; did you mean {names[close[0]]}?"
-    return f" (the settings here are {', '.join(name for name, _ in base.get_schema(schema))})"
-
-
-def _dotted(path: tuple) -> str:
-    """extra.series.announced[0].title"""
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
 
 
 def _check_together(values: dict, root: Path) -> list[tuple[tuple, str]]:
@@ -368,24 +262,80 @@ def _line(lines: dict[tuple, int], path: tuple) -> int:
     return lines.get(path, 1)
 
 
-def load_config_file(mkdocs_yml: Path):
-    """mkdocs.yml as MkDocs reads it for a strict build (its loader, tags and validation), for the command
-    line. Raises SeriesConfigError with MkDocs' own messages when such a build would refuse it."""
-    errors: list[str] = []
-    handler = logging.Handler(logging.WARNING)  # a strict build stops on a warning about the configuration too
-    handler.emit = lambda record: errors.append(record.getMessage())
-    logger = logging.getLogger("mkdocs")
-    logger.addHandler(handler)
+class _Loader(yaml.SafeLoader):
+    """mkdocs.yml's YAML as MkDocs reads it, constructing nothing it would import: `!ENV` is resolved as MkDocs
+    resolves it (its own package, yaml_env_tag), and a Python tag (`!!python/name:…`) or another of MkDocs' tags
+    (`!relative`) is kept as an `Opaque` value, which only the generator constructs."""
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value mkdocs.yml gives with a tag that only the generator constructs."""
+
+    tag: str
+
+
+_Loader.add_constructor("!ENV", yaml_env_tag.construct_env_tag)
+_Loader.add_constructor(None, lambda loader, node: Opaque(node.tag))  # any other tag
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """What the command line needs of mkdocs.yml: the series, the folder of pages, and the site's Markdown."""
+
+    series: Series
+    docs_dir: Path
+    markdown: MarkdownSetup
+
+
+# MkDocs renders every page with these before the extensions mkdocs.yml lists.
+BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
+
+
+def load_site(mkdocs_yml: Path) -> SiteConfig:
+    """mkdocs.yml read for the command line with the core's own loader (no MkDocs): the series checked, every
+    problem at its line; MkDocs' own settings are the strict build's to check (`./dev.sh check` runs one)."""
+    name = mkdocs_yml.name
     try:
-        return load_config(str(mkdocs_yml), strict=True)
-    except (ConfigurationError, Abort, OSError) as error:
-        messages = [m for m in errors if not m.startswith("Aborted")] or [str(error)]
-        raise SeriesConfigError([Problem(mkdocs_yml.name, 1, message) for message in messages]) from None
-    finally:
-        logger.removeHandler(handler)
+        config = yaml.load(mkdocs_yml.read_bytes().decode("utf-8"), Loader=_Loader)
+    except (OSError, UnicodeDecodeError) as error:
+        raise SeriesConfigError([Problem(name, 1, f"cannot be read: {error}")]) from None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        raise SeriesConfigError([Problem(name, mark.line + 1 if mark else 1, f"is not YAML: {error.problem}")]) from None
+    except yaml.YAMLError as error:
+        raise SeriesConfigError([Problem(name, 1, f"is not YAML: {error}")]) from None
+    if not isinstance(config, dict):
+        raise SeriesConfigError([Problem(name, 1, f"must be a mapping of settings, not {type(config).__name__}")])
+    found = [(key, f"must be {what}") for key, kind, what in (("extra", dict, "a mapping of settings"),
+                                                               ("docs_dir", str, "a folder's path"),
+                                                               ("markdown_extensions", list, "a list of extensions"))
+             if config.get(key) is not None and not isinstance(config[key], kind)]
+    if "INHERIT" in config:
+        found.append(("INHERIT", "is not read by the command line, which reads one mkdocs.yml: write the settings here"))
+    if found:
+        lines, _ = _key_lines(mkdocs_yml)
+        raise SeriesConfigError([Problem(name, _line(lines, (key,)), f"{key}: {message}") for key, message in found])
+    series = series_from_extra((config.get("extra") or {}).get("series"), mkdocs_yml)
+    return SiteConfig(series, mkdocs_yml.resolve().parent / config.get("docs_dir", "docs"),
+                      _markdown_setup(config.get("markdown_extensions") or []))
+
+
+def _markdown_setup(listed: list) -> MarkdownSetup:
+    """The extensions as MkDocs hands them to Markdown: its built-ins first, each name once, a name's settings
+    as given. A setting given with an opaque tag is left out: the command line renders words only to read their
+    inline code, which no such setting (toc's slugify) changes."""
+    names, configs = list(BUILTIN_EXTENSIONS), {}
+    for item in listed:
+        name, settings = next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (item, None)
+        if not isinstance(name, str):
+            continue
+        names.append(name)
+        if isinstance(settings, dict):
+            configs[name] = {key: value for key, value in settings.items() if not isinstance(value, Opaque)}
+    return MarkdownSetup.of(list(dict.fromkeys(names)), configs)
 
 
 def load_series(mkdocs_yml: Path) -> Series:
-    """The series configured by mkdocs.yml, read as a build reads it."""
-    config = load_config_file(mkdocs_yml)
-    return series_from_extra(config.extra.get("series"), Path(config.config_file_path))
+    """The series configured by mkdocs.yml, read as the command line reads it."""
+    return load_site(mkdocs_yml).series
