@@ -252,3 +252,17 @@ docs/posts/p.md:{lines[0] - 1}: REAL SOURCE: pkg/mode.py is not in fixture/upstr
   also at {also}
   hint: did you mean pkg/mod.py?
 """
+
+
+@pytest.mark.parametrize("argv, refused", [
+    (["check", "--force"], "codeproof: error: unrecognized arguments: --force"),
+    (["lock", "--no-cache"], "codeproof: error: unrecognized arguments: --no-cache"),
+    (["drift", "--to", "v1.9.2", "--to-release", "1.9.2"], "codeproof drift: error: argument --to-release: not allowed "
+                                                           "with argument --to"),
+    (["new", "5"], "codeproof new: error: the following arguments are required: title"),
+    (["rebase"], "codeproof rebase: error: the following arguments are required: --to"),
+])
+def test_each_command_takes_only_its_own_arguments(argv, refused, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert (stopped.value.code, capsys.readouterr().err.splitlines()[-1]) == (2, refused)

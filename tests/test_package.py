@@ -40,10 +40,10 @@ def test_the_hook_the_command_line_and_a_plain_import_share_one_engine(tmp_path:
 
 
 def test_the_command_line_is_installed_and_runs_from_any_folder(tmp_path: Path):
-    done = subprocess.run([Path(sys.executable).parent / "codeproof", "--help"], cwd=tmp_path,
+    done = subprocess.run([Path(sys.executable).parent / "codeproof", "update", "--help"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("usage: codeproof [-h]")
+    assert done.stdout.startswith("usage: codeproof update [-h]")
     assert "share less than 50% with the source" in " ".join(done.stdout.split())
 
 

@@ -1,14 +1,7 @@
 """Command line: verify and repair the posts without building the site.
 
-    python -m codeproof check   [--no-cache] [--references]   verify every block and every citation in the
-                                               posts' words; exit 1 on any problem (--references lists each)
-    python -m codeproof update  [--no-cache] [--force]   rewrite drifted quotes and outputs in place
-    python -m codeproof lock                   record blob SHA-1s of newly quoted or cited files
-    python -m codeproof new N TITLE [--slug S] scaffold post N in docs/posts/ and drop its announcement
-    python -m codeproof drift --to REF [--remote URL] | --to-release VERSION   [--format json] [--report F] [--run]
-                                               what a newer commit changes in the REAL SOURCE quotes
-    python -m codeproof rebase --to REF [--release VERSION]   move the baseline to REF: the changed quotes,
-                                               mkdocs.yml, requirements.txt and the lock
+`python -m codeproof --help` lists the commands (check, update, lock, new, drift, rebase); `COMMAND --help` says
+what each takes. `./dev.sh` runs them with the site's pinned packages.
 """
 
 from __future__ import annotations
@@ -42,33 +35,49 @@ from codeproof.quotes.sources import SourceError, default_store, git_blob_sha1, 
 from codeproof.common.structure import BlockKind, FileRef, Problem, report
 
 
+def parser() -> argparse.ArgumentParser:
+    """One subcommand each, with only the options it takes; --config and --docs on every one."""
+    top = argparse.ArgumentParser(prog="codeproof", description=__doc__.splitlines()[0])
+    site = argparse.ArgumentParser(add_help=False)
+    site.add_argument("--config", default="mkdocs.yml", type=Path, help="the site's mkdocs.yml")
+    site.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs_dir of mkdocs.yml)")
+    commands = top.add_subparsers(dest="command", required=True, metavar="{check,update,lock,new,drift,rebase}")
+
+    def command(name: str, what: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, parents=[site], help=what, description=what)
+
+    check = command("check", "verify every block and every citation in the posts' words; exit 1 on any problem")
+    check.add_argument("--no-cache", action="store_true", help="run every experiment again")
+    check.add_argument("--references", action="store_true",
+                       help="list every code span of the posts' words and what it cites, or why it stays text")
+    check.set_defaults(force=False)
+    update = command("update", "rewrite drifted quotes and outputs in place")
+    update.add_argument("--no-cache", action="store_true", help="run every experiment again")
+    update.add_argument("--force", action="store_true", help="also replace quotes that share less than "
+                                                             f"{SIMILARITY_FLOOR * 100:.0f}%% with the source")
+    update.set_defaults(references=False)
+    command("lock", "record blob SHA-1s of newly quoted or cited files")
+    new_ = command("new", "scaffold post N in docs/posts/ and drop its announcement")
+    new_.add_argument("number", type=int, help="the post's number in the series")
+    new_.add_argument("title", help="its title, without the series name")
+    new_.add_argument("--slug", help="its file name, docs/posts/<slug>.md (default: from the title)")
+    drift_ = command("drift", "what a newer commit or release changes in the REAL SOURCE quotes")
+    target = drift_.add_mutually_exclusive_group(required=True)
+    target.add_argument("--to", help="a commit, tag or branch of the baseline repository")
+    target.add_argument("--to-release", help="a release on PyPI, e.g. 1.9.2 (its source archive)")
+    drift_.add_argument("--remote", help="fetch --to from this git URL or path (default: the configured remote)")
+    drift_.add_argument("--format", choices=("text", "json"), default="text", help="the report's form")
+    drift_.add_argument("--report", type=Path, help="write the report to this file instead of printing it")
+    drift_.add_argument("--run", action="store_true", help="also run the experiments against that autograd")
+    rebase_ = command("rebase", "move the baseline to REF: the changed quotes, mkdocs.yml, requirements.txt and the lock")
+    rebase_.add_argument("--to", required=True, help="a commit, tag or branch of the baseline repository")
+    rebase_.add_argument("--release", help="the PyPI version REF is (default: from a tag such as v1.9.2)")
+    rebase_.add_argument("--remote", help="fetch --to from this git URL or path (default: the configured remote)")
+    return top
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="codeproof", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=("check", "update", "lock", "new", "drift", "rebase"))
-    parser.add_argument("number", nargs="?", type=int, help="new: the post's number in the series")
-    parser.add_argument("title", nargs="?", help="new: its title, without the series name")
-    parser.add_argument("--slug", help="new: its file name, docs/posts/<slug>.md (default: from the title)")
-    parser.add_argument("--config", default="mkdocs.yml", type=Path, help="the site's mkdocs.yml")
-    parser.add_argument("--docs", default=None, type=Path, help="posts folder (default: docs_dir of mkdocs.yml)")
-    parser.add_argument("--no-cache", action="store_true", help="run every experiment again")
-    parser.add_argument("--force", action="store_true",
-                        help=f"update: also replace quotes that share less than {SIMILARITY_FLOOR * 100:.0f}%% with the source")
-    parser.add_argument("--to", help="drift, rebase: a commit, tag or branch of the baseline repository")
-    parser.add_argument("--release", help="rebase: the PyPI version REF is (default: from a tag such as v1.9.2)")
-    parser.add_argument("--to-release", help="drift: a release on PyPI, e.g. 1.9.2 (its source archive)")
-    parser.add_argument("--remote", help="drift: fetch --to from this git URL or path (default: the configured remote)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="drift: the report's form")
-    parser.add_argument("--report", type=Path, help="drift: write the report to this file instead of printing it")
-    parser.add_argument("--run", action="store_true", help="drift: also run the experiments against that autograd")
-    parser.add_argument("--references", action="store_true",
-                        help="check: list every code span of the posts' words and what it cites, or why it stays text")
-    args = parser.parse_args(argv)
-    if args.command == "drift" and (args.to is None) == (args.to_release is None):
-        parser.error("drift takes --to REF or --to-release VERSION")
-    if args.command == "rebase" and args.to is None:
-        parser.error("rebase takes --to REF")
-    if (args.command == "new") != (args.title is not None):
-        parser.error("new takes a number and a title (and only new does): new 5 \"Broadcasting 的反向传播\"")
+    args = parser().parse_args(argv)
     try:
         for line in recover(args.config.resolve().parent):  # a change of several files that was interrupted
             print(f"note: {line}", file=sys.stderr)
