@@ -85,16 +85,17 @@ def on_files(files, config):
     for file in build.site.files:
         inclusion = InclusionLevel.UNDEFINED if file.in_nav else InclusionLevel.NOT_IN_NAV
         files.append(File.generated(config, file.src_uri, content=file.content, inclusion=inclusion))
+    build.prove_posts(_relative)
     return files
 
 
 def on_page_markdown(markdown, page, config, files):
     return build.page_markdown(page.file.src_uri, markdown, page.meta, page.url, page.is_homepage,
-                               lambda url: _href(url, page))
+                               lambda url: _relative(url, page.url))
 
 
 def on_page_content(html, page, config, files):
-    return build.page_content(page.file.src_uri, html, page.url, lambda url: _href(url, page))
+    return build.page_content(page.file.src_uri, html, page.url, lambda url: _relative(url, page.url))
 
 
 def on_nav(nav, config, files):
@@ -109,7 +110,7 @@ def on_nav(nav, config, files):
 
 
 def on_page_context(context, page, config, nav):
-    context.update(build.page_context(page.file.src_uri, page.meta, lambda url: _href(url, page)))
+    context.update(build.page_context(page.file.src_uri, page.meta, lambda url: _relative(url, page.url)))
     return context
 
 
@@ -143,7 +144,7 @@ def on_serve(server, config, builder):
     return server
 
 
-def _href(url: str, page) -> str:
-    """A site URL as a link from a page: relative and percent-encoded (an upstream file's name may hold #, ?, %
-    or a space). A fragment is added after."""
-    return quote(get_relative_url(url, page.url))
+def _relative(url: str, page_url: str) -> str:
+    """A site URL as a link from the page at `page_url`: relative and percent-encoded (an upstream file's name may
+    hold #, ?, % or a space). A fragment is added after."""
+    return quote(get_relative_url(url, page_url))

@@ -44,7 +44,10 @@ class SiteBuild:
         self.outputs: dict[str, str] = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
         self.quoted = []  # QuotedRange of every verified REAL SOURCE card at the baseline, with its post's section
         self.category_index: str | None = None  # the overview's URL, when it lists the categories
-        self.proved = {}  # src_uri -> (ParsedPost, ProvedPage), for the rendered-page guard
+        self.urls: dict[str, str] = {}  # src_uri -> the page's URL
+        # src_uri -> (ParsedPost, ProvedPage): every post proved in one phase before any page renders (prove_posts);
+        # a post whose text another plugin changed is proved again as it renders. The page guard reads these.
+        self.proved: dict = {}
         self.log: Callable[[str], None] = lambda message: None  # the build's log (add_files gives it)
         self._rendering = (0, time.monotonic())  # source pages rendered, and when the log last said so
 
@@ -55,6 +58,7 @@ class SiteBuild:
         for path, src_uri, url in pages:
             parsed, front = read_post(path, shown_path(path, self.engine.series.root))
             self.parsed[src_uri] = parsed
+            self.urls[src_uri] = url
             found.append((front, parsed, src_uri, url))
         self.series, problems, notes = read_series(found, self.engine.series.announced)
         self.problems += problems
@@ -79,6 +83,21 @@ class SiteBuild:
         self.tree = self.engine.pinned_tree(sources.files if sources is not None else {}, self.site.scripts)
         return replaced
 
+    def prove_posts(self, relative: Callable[[str, str], str]) -> None:
+        """The proving phase, once the pages are planned and before any renders: every page with blocks proved
+        (`relative(url, page_url)` is a site URL as a link from a page). Each page's problems are reported as it
+        renders (page_markdown), from the proof it renders."""
+        for src_uri, parsed in self.parsed.items():
+            if parsed.unreadable or self.site.page_title(src_uri) is not None:
+                continue
+            page_url = self.urls[src_uri]
+            self.proved[src_uri] = (parsed, self._prove(parsed, lambda url, page_url=page_url: relative(url, page_url)))
+
+    def _prove(self, parsed, href):
+        proved = self.engine.prove_page(parsed, href, self.site.sources.files if self.site.sources is not None else {})
+        self.outputs.update(proved.outputs)
+        return proved
+
     def page_markdown(self, src_uri: str, markdown: str, meta: dict, page_url: str, homepage: bool, href) -> str:
         """A page's Markdown as it renders: a generated page's meta (title, template) filled in; a post with
         every block proved and its meta kept to the known keys and given its description."""
@@ -98,11 +117,12 @@ class SiteBuild:
             del meta[key]
         if parsed.lines != markdown.split("\n"):  # another plugin changed the text: parse what we got, at the
             parsed = parse_post(parsed.post, markdown, parsed.first_line)  # file's lines (the front matter's kept)
-        proved = self.engine.prove_page(parsed, href, self.site.sources.files if self.site.sources is not None else {})
+            self.proved.pop(src_uri, None)
+        if src_uri not in self.proved:  # its text changed, or the host skipped the proving phase
+            self.proved[src_uri] = (parsed, self._prove(parsed, href))
+        parsed, proved = self.proved[src_uri]
         self.problems += proved.problems
         self.warnings += proved.warnings
-        self.outputs.update(proved.outputs)
-        self.proved[src_uri] = (parsed, proved)
         # For <meta> and the feeds, which render a post's raw Markdown (with plain Python-Markdown, after the guard)
         # where a page has no description: so every post has one, its verified first paragraph or else its title.
         # Unsealed, a page that did not change reads as last build's (first_paragraph keeps it).
