@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, git
 from fixture_site import make_site
 
 ENGINE = ROOT / "hooks" / "codeproof"
@@ -135,7 +135,7 @@ def test_the_engine_has_no_import_cycle():
         visit(module)
 
 
-# The engine's parts, bottom up, as the README's layout table lists them: its packages, then the modules that
+# The engine's parts, bottom up, as ARCHITECTURE.md's code map lists them: its packages, then the modules that
 # drive them. A module imports modules of its own package (no cycle) and of the parts below its own, never above.
 LAYERS = ["common", "series", "quotes", "experiments", "site", "engine", "cards", "build", "drift", "__main__"]
 
@@ -172,11 +172,40 @@ def test_each_package_names_every_module_it_holds():
         assert held <= named, f"{package}'s docstring does not name {sorted(held - named)}"
 
 
-def test_the_readme_lists_the_engines_parts_in_their_order():
-    row = next(line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-               if line.startswith("| `hooks/codeproof/` |"))
-    named = re.findall(r"\*\*`(\w+)`\*\*", row)
-    assert named == LAYERS
+ARCHITECTURE = ROOT / "ARCHITECTURE.md"
+
+
+def code_map() -> str:
+    """ARCHITECTURE.md's code map: its section, up to the next one."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    return text.split("\n## Code map\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_architecture_lists_the_engines_parts_in_their_order():
+    """Each part is a heading of the code map (`### `hooks/codeproof/common/``), bottom up."""
+    headed = re.findall(r"^### `hooks/codeproof/([^`/]+?)(?:/|\.py)`$", code_map(), re.M)
+    assert headed == LAYERS, f"ARCHITECTURE.md's code map heads the parts {headed}; LAYERS orders them {LAYERS}"
+
+
+def test_the_architecture_names_every_engine_module_in_its_code_map():
+    """Every package (by its folder) and module of the engine, and the hook, by its path: a module added or
+    split is named there, with what it does."""
+    named = set(re.findall(r"`([^`\s]+)`", code_map()))
+    paths = [ENGINE.parent / "series.py"] + [path.parent if path.name == "__init__.py" else path
+                                             for path in engine_modules().values()]
+    wanted = [path.relative_to(ROOT).as_posix() + ("/" if path.is_dir() else "") for path in paths]
+    missing = [path for path in wanted if path not in named]
+    assert missing == [], f"ARCHITECTURE.md's code map does not name {', '.join(missing)}: add each under its part"
+
+
+def test_every_path_the_architecture_names_exists():
+    """A path in backticks under a folder the repository holds (hooks/, tests/, bench/, docs/...), anywhere in
+    ARCHITECTURE.md, names a file or folder that is there: a module renamed or removed is not left behind."""
+    folders = {path.split("/")[0] for path in git(ROOT, "ls-files").splitlines() if "/" in path}
+    named = re.findall(r"`([^`\s<>*]+)`", ARCHITECTURE.read_text(encoding="utf-8"))
+    stale = sorted({path for path in named if path.split("/")[0] in folders and "/" in path
+                    and not (ROOT / path).exists()})
+    assert stale == [], f"ARCHITECTURE.md names {', '.join(stale)}, which the repository does not hold: rename or remove"
 
 
 def ast_docstring(path: Path) -> str:
