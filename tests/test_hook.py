@@ -39,7 +39,7 @@ def slow_build(tmp_path):
     runner = ExperimentRunner(tmp_path, tmp_path / ".cache", timeout=120, output_cap=1024,
                               key_file=tmp_path / "cache.key")
     hook = load_hook()
-    hook.build, hook.site_dir = SiteBuild(Engine(series, runner=runner)), str(tmp_path / "site")
+    hook.hooks.build, hook.hooks.site_dir = SiteBuild(Engine(series, runner=runner)), str(tmp_path / "site")
     runner.start("experiments/slow.py")
     time.sleep(1.5)  # under way
     yield hook, runner, tmp_path

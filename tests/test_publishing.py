@@ -17,8 +17,8 @@ import pytest
 import yaml
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.site import generated
-from codeproof.site.feeds import complete_json_feed
+from codeproof.adapter import search
+from codeproof.adapter.feeds import complete_json_feed
 from conftest import ROOT, mkdocs
 from site_text import read_page
 
@@ -273,7 +273,7 @@ def test_the_unfetched_theme_files_depend_on_the_search_languages():
              "assets/javascripts/lunr/tinyseg.js", "assets/javascripts/lunr/wordcut.js",
              "assets/javascripts/lunr/min/lunr.stemmer.support.min.js", "assets/javascripts/lunr/min/lunr.multi.min.js",
              "assets/javascripts/lunr/min/lunr.ja.min.js", "assets/javascripts/lunr/min/lunr.de.min.js"]
-    kept = lambda languages: [f for f in files if f not in generated.unfetched_theme_files(files, languages)]  # noqa: E731
+    kept = lambda languages: [f for f in files if f not in search.unfetched_theme_files(files, languages)]  # noqa: E731
     assert kept(["en"]) == files[:1] + files[5:6]
     assert kept(["ja", "de"]) == files[:1] + files[3:4] + files[5:]
 

@@ -6,7 +6,6 @@ reach here: a test drives a build without MkDocs."""
 
 from __future__ import annotations
 
-import json
 import time
 from urllib.parse import quote
 
@@ -16,7 +15,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
-from codeproof.common.filesystem import shown_path, write_atomically
+from codeproof.common.filesystem import shown_path
 from codeproof.common.structure import Problem, report
 from codeproof.engine import Engine, own_scripts
 from codeproof.site import addresses
@@ -24,10 +23,10 @@ from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
-from codeproof.site import citations, feeds, generated, guard, overview, render, sourcepages
+from codeproof.site import citations, generated, guard, overview, render, sourcepages
 from codeproof.site.xref import PROGRESS_EVERY
 
-SCRIPT_TEMPLATE = "series-script.html"  # hooks/templates/: the theme templates of the pages the build adds
+SCRIPT_TEMPLATE = "series-script.html"  # the theme templates of the pages the build adds (the host provides them)
 SOURCE_TEMPLATE = "series-source.html"
 
 
@@ -227,20 +226,6 @@ class SiteBuild:
             self.log(f"source pages: {done}/{len(self.site.source_pages)} highlighted and linked (then kept in the cache)")
             said = time.monotonic()
         self._rendering = (done, said)
-
-    def complete_outputs(self, site_dir: Path) -> None:
-        """What the build adds to files other plugins wrote: the search index and the JSON feeds."""
-        self.complete_search_index(site_dir / "search" / "search_index.json")
-        feeds.complete_json_feeds(site_dir)
-
-    def complete_search_index(self, index_file: Path) -> None:
-        """Add the package's files and definitions to the index Material's search wrote (its page text leaves
-        the source pages out): a reader finds `elementwise_grad` at its line."""
-        if self.site.sources is None or not index_file.is_file():
-            return
-        index = json.loads(index_file.read_text(encoding="utf-8"))
-        index["docs"] += sourcepages.search_entries(self.site.sources)
-        write_atomically(index_file, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
     def check_nav_titles(self, titles: list[str], config_file: Path) -> None:
         """The theme prints navigation titles as HTML on every page (the posts' are their front matter's)."""

@@ -65,23 +65,6 @@ class GeneratedSite:
 ROBOTS = "robots.txt"
 
 
-def unfetched_theme_files(src_uris: list[str], search_languages: list[str]) -> list[str]:
-    """Of the theme's files, those no reader's browser fetches, so the site leaves them out: source maps (for
-    the theme's developers) and the search's language support for languages the search is not set up for
-    (Material's search worker loads lunr.stemmer.support and one lunr.<lang> per language, lunr.multi for more
-    than one, tinyseg for Japanese and wordcut for Hindi and Thai)."""
-    wanted = {"lunr.stemmer.support.min.js"} | {f"lunr.{lang}.min.js" for lang in search_languages if lang != "en"}
-    if len(search_languages) > 1:
-        wanted.add("lunr.multi.min.js")
-    if "ja" in search_languages:
-        wanted.add("tinyseg.js")
-    if {"hi", "th"} & set(search_languages):
-        wanted.add("wordcut.js")
-    lunr = "assets/javascripts/lunr/"
-    return [uri for uri in src_uris if uri.endswith(".map")
-            or (uri.startswith(lunr) and uri.rsplit("/", 1)[-1] not in wanted)]
-
-
 def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], published: list[Resource],
                    config_name: str, log, site_url: str | None = None) -> GeneratedSite:
     """What the build adds for `published` (the experiments folder as read once) and, where the series has

@@ -1,0 +1,148 @@
+"""MkDocs' events as calls of the generator-neutral build (codeproof.build), MkDocs' objects as plain values, and
+problems back as MkDocs' PluginError. One `SeriesHooks` serves one hook module (hooks/series.py): MkDocs keeps that
+module across `serve` rebuilds, so on_config renews the build it holds."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from urllib.parse import quote, urljoin
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.utils import clean_directory, get_relative_url
+
+from codeproof.adapter import feeds, navigation, search
+from codeproof.build import SiteBuild
+from codeproof.common.errors import CodeproofError
+from codeproof.common.structure import report
+from codeproof.engine import Engine
+from codeproof.series.config import series_from_extra
+from codeproof.site import addresses, generated, guard
+from codeproof.site.tables import TableCells
+
+THEME = Path(__file__).parent / "theme"  # the theme templates of the pages the build adds
+PREVIEW_IMAGE = "assets/og.png"  # what a shared link shows (overrides/assets/), also the feeds' image
+
+
+class SeriesHooks:
+    def __init__(self, name: str):
+        self.log = get_plugin_logger(name)  # its messages are prefixed with the hook module's name
+        self.build: SiteBuild | None = None  # renewed by on_config
+        self.nav_posts: set[str] = set()  # src_uri of the posts on_nav places
+        self.site_dir: str | None = None  # where this build writes, once the configuration is sound
+        self.mkdocs_command = "build"  # of this process: MkDocs calls on_startup once, before the first on_config
+
+    def on_startup(self, command, dirty):
+        self.mkdocs_command = command
+
+    @event_priority(100)  # before the feed's and search's on_config, which read the settings filled in here
+    def on_config(self, config):
+        self.build, self.nav_posts, self.site_dir = None, set(), None
+        try:
+            self.build = build = SiteBuild(Engine(series_from_extra(config.extra.get("series"),
+                                                                    Path(config.config_file_path))))
+        except CodeproofError as error:  # mkdocs.yml cannot configure the series; a lock file that is not a lock
+            raise PluginError(error.shown(where=None)) from None
+        self.site_dir = config.site_dir
+        unfit = guard.docs_problems(Path(config.docs_dir), build.engine.series.root)
+        if unfit:  # MkDocs walks docs/ next, following links (a loop never ends) and copying what they lead to
+            raise PluginError(report(unfit))
+        if str(THEME) not in config.theme.dirs:  # last: the site's overrides/ and the theme come first
+            config.theme.dirs.append(str(THEME))
+        config.markdown_extensions.append(TableCells())  # tables that read on a phone
+        feed_plugin = config.plugins.get("rss")
+        if feed_plugin is not None and not feed_plugin.config.image:  # it would print <url>None</url>
+            feed_plugin.config.image = urljoin(config.site_url or "", PREVIEW_IMAGE)
+        logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese search: no DEBUG chatter per build
+        search_plugin = config.plugins.get("material/search")
+        if search_plugin is not None and search_plugin.config.jieba_dict_user:  # Material reads it from the working folder
+            search_plugin.config.jieba_dict_user = str(Path(config.config_file_path).parent
+                                                       / search_plugin.config.jieba_dict_user)
+        return config
+
+    def on_files(self, files, config):
+        build = self.build
+        notes, unreadable = build.read_posts([(Path(f.abs_src_path), f.src_uri, f.url) for f in files.documentation_pages()])
+        for note in notes:
+            self.log.info(note)
+        if unreadable:  # MkDocs would stop on it with less to say: stop here, saying where
+            raise PluginError(report(unreadable))
+        for entry in build.series.posts:  # on_nav places them, so mkdocs.yml need not list them (drafts stay out)
+            file = files.get_file_from_path(entry.src_uri)
+            if file.inclusion.is_in_nav():
+                file.inclusion = InclusionLevel.NOT_IN_NAV
+                self.nav_posts.add(entry.src_uri)
+
+        def authors(src_uri):
+            file = files.get_file_from_path(src_uri)
+            return file and Path(file.abs_src_path)
+
+        for src_uri in build.add_files(Path(config.config_file_path).name, authors, self.log.info, config.site_url):
+            files.remove(files.get_file_from_path(src_uri))
+        search_plugin = config.plugins.get("material/search")
+        theme_files = [file.src_uri for file in files if file.src_dir in config.theme.dirs]
+        for src_uri in search.unfetched_theme_files(theme_files, (search_plugin and search_plugin.config.lang) or []):
+            files.remove(files.get_file_from_path(src_uri))
+        for file in build.site.files:
+            inclusion = InclusionLevel.UNDEFINED if file.in_nav else InclusionLevel.NOT_IN_NAV
+            files.append(File.generated(config, file.src_uri, content=file.content, inclusion=inclusion))
+        build.prove_posts(relative_link)
+        return files
+
+    def on_page_markdown(self, markdown, page, config, files):
+        return self.build.page_markdown(page.file.src_uri, markdown, page.meta, page.url, page.is_homepage,
+                                   lambda url: relative_link(url, page.url))
+
+    def on_page_content(self, html, page, config, files):
+        return self.build.page_content(page.file.src_uri, html, page.url, lambda url: relative_link(url, page.url))
+
+    def on_nav(self, nav, config, files):
+        build = self.build
+        entries = [entry for entry in build.series.posts if entry.src_uri in self.nav_posts]
+        posts = [files.get_file_from_path(entry.src_uri).page for entry in entries]
+        source_map = files.get_file_from_path(addresses.SOURCE_MAP_SRC) if build.site.sources is not None else None
+        nav.pages = navigation.arrange(nav.items, posts, [entry.label for entry in entries], source_map and source_map.page,
+                                       generated.SOURCE_MAP_TITLE)  # the map: the readers' way into the source pages
+        build.check_nav_titles([item.title for item in navigation.walk(nav.items) if item.title and item not in posts],
+                               Path(config.config_file_path))
+        return nav
+
+    def on_page_context(self, context, page, config, nav):
+        context.update(self.build.page_context(page.file.src_uri, page.meta, lambda url: relative_link(url, page.url)))
+        return context
+
+    def on_post_build(self, config):  # after the search and feed plugins' (hooks come after plugins): their files are written
+        build = self.build
+        build.engine.runner.finish()
+        search.complete_search_index(Path(config.site_dir) / search.INDEX, build.site.sources)
+        feeds.complete_json_feeds(Path(config.site_dir))
+        for warning in build.warnings:
+            self.log.warning(str(warning))  # a strict build stops on these
+        if build.problems and self.mkdocs_command != "serve":
+            raise PluginError(report(build.problems))
+        if build.problems:
+            self.log.error(report(build.problems))  # serve keeps going: the pages show each problem in place
+
+    def on_build_error(self, error):
+        """A failed build publishes nothing: the pages already written may hold what failed verification."""
+        self.on_shutdown()
+        if self.mkdocs_command != "serve" and self.site_dir:
+            clean_directory(self.site_dir)
+            self.log.info(f"emptied {self.site_dir}: the build failed, so nothing in it is verified")
+
+    def on_shutdown(self):
+        if self.build is not None:  # None when the configuration itself failed: experiment runs still going are stopped
+            self.build.engine.runner.cancel()
+
+    def on_serve(self, server, config, builder):
+        server.watch(str(self.build.engine.series.root / "experiments"))
+        server.watch(str(self.build.engine.series.lock_file))
+        return server
+
+
+def relative_link(url: str, page_url: str) -> str:
+    """A site URL as a link from the page at `page_url`: relative and percent-encoded (an upstream file's name may
+    hold #, ?, % or a space). A fragment is added after."""
+    return quote(get_relative_url(url, page_url))

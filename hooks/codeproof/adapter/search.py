@@ -1,0 +1,39 @@
+"""Material's search: the lunr files a reader's browser never fetches, and what its index gets beyond the pages'
+text (the package's files and definitions, so a reader finds `elementwise_grad` at its line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codeproof.common.filesystem import write_atomically
+from codeproof.site import sourcepages
+
+INDEX = "search/search_index.json"  # where Material's search plugin writes its index, in the site folder
+
+
+def unfetched_theme_files(src_uris: list[str], search_languages: list[str]) -> list[str]:
+    """Of the theme's files, those no reader's browser fetches, so the site leaves them out: source maps (for
+    the theme's developers) and the search's language support for languages the search is not set up for
+    (Material's search worker loads lunr.stemmer.support and one lunr.<lang> per language, lunr.multi for more
+    than one, tinyseg for Japanese and wordcut for Hindi and Thai)."""
+    wanted = {"lunr.stemmer.support.min.js"} | {f"lunr.{lang}.min.js" for lang in search_languages if lang != "en"}
+    if len(search_languages) > 1:
+        wanted.add("lunr.multi.min.js")
+    if "ja" in search_languages:
+        wanted.add("tinyseg.js")
+    if {"hi", "th"} & set(search_languages):
+        wanted.add("wordcut.js")
+    lunr = "assets/javascripts/lunr/"
+    return [uri for uri in src_uris if uri.endswith(".map")
+            or (uri.startswith(lunr) and uri.rsplit("/", 1)[-1] not in wanted)]
+
+
+def complete_search_index(index_file: Path, sources) -> None:
+    """Add the package's files and definitions (`sources`, the source pages' index, None without them) to the index
+    Material's search wrote, whose page text leaves the source pages out."""
+    if sources is None or not index_file.is_file():
+        return
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index["docs"] += sourcepages.search_entries(sources)
+    write_atomically(index_file, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
