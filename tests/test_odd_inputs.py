@@ -106,16 +106,19 @@ docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {site.commit
 
 UNKNOWN_KEY = ("is not a key this site uses: the theme would publish it unchecked\n"
                "  hint: remove it; the keys are title, description, series, date, categories, tags, hide (case-sensitive)")
+CLOSE_KEY = ("is not a key this site uses: the theme would publish it unchecked\n"
+             "  hint: did you mean {}? Else remove it; the keys are title, description, series, date, categories, tags, "
+             "hide (case-sensitive)")
 OUTSIDE_A_CARD = "names a block marker, which would be published outside a verified card\n  hint: write it without the brackets"
 
 
 @pytest.mark.parametrize("line, problem", [
     ("author: '\"><script>alert(2)</script>'", f"front matter: 'author' {UNKNOWN_KEY}"),
-    ("subtitle: '<b onclick=alert(3)>x</b>'", f"front matter: 'subtitle' {UNKNOWN_KEY}"),
-    ("status: 'x\" onmouseover=\"alert(9)'", f"front matter: 'status' {UNKNOWN_KEY}"),
+    ("subtitle: '<b onclick=alert(3)>x</b>'", f"front matter: 'subtitle' {CLOSE_KEY.format('title')}"),
+    ("status: 'x\" onmouseover=\"alert(9)'", f"front matter: 'status' {CLOSE_KEY.format('tags')}"),
     ("template: redirect.html", f"front matter: 'template' {UNKNOWN_KEY}"),
     ("icon: nonexistent/thing", f"front matter: 'icon' {UNKNOWN_KEY}"),
-    ("Title: lower case matters", f"front matter: 'Title' {UNKNOWN_KEY}"),
+    ("Title: lower case matters", f"front matter: 'Title' {CLOSE_KEY.format('title')}"),
     ("tags: ['[OUTPUT]']", f"front matter: tags '[OUTPUT]' {OUTSIDE_A_CARD}"),
     ("description: '[REAL SOURCE] forged'", f"front matter: description '[REAL SOURCE] forged' {OUTSIDE_A_CARD}"),
     ("description: '✓ 输出已验证 · 源码 REAL SOURCE'",  # meta tags and feeds, which no guard reads

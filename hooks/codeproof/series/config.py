@@ -20,7 +20,7 @@ import yaml_env_tag
 from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import JOURNAL
 from codeproof.common.markers import plain_text
-from codeproof.common.schema import REQUIRED, ListOf, Section, Value, dotted, validate
+from codeproof.common.schema import REQUIRED, Finding, ListOf, Section, Value, dotted, validate
 from codeproof.common.structure import Block, FileRef, Limits, Problem, report
 from codeproof.series.spans import MarkdownSetup
 
@@ -169,15 +169,15 @@ def series_from_extra(extra_series: object, config_file: Path) -> Series:
         raise SeriesConfigError([Problem(JOURNAL, 1, "a change of several files (rebase) was interrupted and is "
                                          "not finished", hint="run ./dev.sh check: it finishes the change first")])
     lines, repeated = _key_lines(config_file)
-    found: list[tuple[tuple, str]] = [  # (key path, message)
-        (path, f"is given twice (lines {first} and {second}): YAML keeps the second and drops the first")
-        for path, first, second in repeated if path[:2] == ("extra", "series")]
+    found = [Finding(path, f"is given twice (lines {first} and {second}): YAML keeps the second and drops the first")
+             for path, first, second in repeated if path[:2] == ("extra", "series")]
     values = validate(SERIES_SCHEMA, extra_series, ("extra", "series"), found)
     if not found:
         found += _check_together(values, config_file.resolve().parent)
     if found:
         name = config_file.name
-        raise SeriesConfigError([Problem(name, _line(lines, path), f"{dotted(path)}: {message}") for path, message in found])
+        raise SeriesConfigError([Problem(name, _line(lines, path), f"{dotted(path)}: {message}", hint=hint)
+                                 for path, message, hint in found])
     root = config_file.resolve().parent
     baseline = values["baseline"]
     return Series(
@@ -196,18 +196,18 @@ def series_from_extra(extra_series: object, config_file: Path) -> Series:
     )
 
 
-def _check_together(values: dict, root: Path) -> list[tuple[tuple, str]]:
+def _check_together(values: dict, root: Path) -> list[Finding]:
     """What no single setting shows: settings that go together, numbers announced twice, a folder that is a file."""
     found = []
     baseline, series = values["baseline"], ("extra", "series")
     if bool(baseline["sdist"]) != bool(baseline["sdist_sha256"]):
-        found.append((series + ("baseline",), "sdist and sdist_sha256 go together (the archive is checked against "
-                                              "its SHA-256)"))
+        found.append(Finding(series + ("baseline",), "sdist and sdist_sha256 go together (the archive is checked "
+                                                     "against its SHA-256)"))
     numbers = [item["number"] for item in values["announced"]]
-    found += [(series + ("announced", index), f"number {number} is announced twice")
+    found += [Finding(series + ("announced", index), f"number {number} is announced twice")
               for index, number in enumerate(numbers) if number in numbers[:index]]
     if (root / values["cache_dir"]).exists() and not (root / values["cache_dir"]).is_dir():
-        found.append((series + ("cache_dir",), f"{values['cache_dir']!r} is a file, not a folder"))
+        found.append(Finding(series + ("cache_dir",), f"{values['cache_dir']!r} is a file, not a folder"))
     return found
 
 

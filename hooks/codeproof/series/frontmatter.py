@@ -9,57 +9,92 @@ import unicodedata
 import yaml
 
 from codeproof.common.markers import MARKUP_CHARACTERS, card_face, names_marker
+from codeproof.common.schema import Finding, Invalid, ListOf, Section, Value, validate
 from codeproof.common.structure import FrontMatter, Problem
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML was built with it
 
 FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
 
-# The keys a page may set. The theme prints others (author, subtitle, status, template, icon...) into
-# every page as they are, or changes how a page is made; they are refused, and dropped from the build.
-KEYS = ("title", "description", "series", "date", "categories", "tags", "hide")
 HIDEABLE = ("navigation", "toc", "footer", "tags", "feedback", "path")
+
+
+def _unknown_key(key: str, close: str | None, names: list[str]) -> Invalid:
+    """The theme prints keys it knows beyond these (author, subtitle, status, template, icon...) into every page as
+    they are, or changes how a page is made: refused, and dropped from the build."""
+    return Invalid(f"{key!r} is not a key this site uses: the theme would publish it unchecked",
+                   (f"did you mean {close}? Else remove it" if close else "remove it")
+                   + f"; the keys are {', '.join(names)} (case-sensitive)")
+
+
+def _text(key: str):
+    def test(value) -> bool:
+        if not isinstance(value, str):
+            raise Invalid(f"{key} must be text, not {type(value).__name__} {value!r}"[:200], f'write it in quotes, e.g. {key}: "…"')
+        return _word(key)(value)
+    return test
+
+
+def _word(key: str):
+    """Text the navigation, tags, <meta> and feeds publish, where no guard reads it: one line, no markup, no marker,
+    no card's face."""
+    def test(value) -> bool:
+        if not isinstance(value, str):
+            raise Invalid(f"{key} must be a list of words: {value!r} is not a word", f"e.g. {key}: [a, b]")
+        if any(unicodedata.category(ch)[0] == "C" for ch in value):  # a line break would start new Markdown
+            raise Invalid(f"{key} {value!r} holds a line break or another control character", "write it on one line")
+        if set(value) & MARKUP_CHARACTERS:
+            raise Invalid(f"{key} {value!r} holds {''.join(sorted(set(value) & MARKUP_CHARACTERS))}, which the "
+                          "navigation, tags and feed would publish as markup", "write it without <, > and & (use 与 or "
+                                                                               "“and” for &)")
+        if names_marker(value):
+            raise Invalid(f"{key} {value!r} names a block marker, which would be published outside a verified card",
+                          "write it without the brackets")
+        if card_face(value):
+            raise Invalid(f"{key} {value!r} shows {card_face(value)!r}, a card's own face, which would be published "
+                          "outside a verified card", "say it in other words")
+        return True
+    return test
+
+
+def _words(key: str) -> ListOf:
+    return ListOf(Value(object, "a word", _word(key)),
+                  lambda value: Invalid(f"{key} must be a list of words, not {value!r}", f"e.g. {key}: [a, b]"))
+
+
+def _hideable(value) -> bool:
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise Invalid(f"hide must be a list of words, not {value!r}", "e.g. hide: [a, b]")
+    if set(value) - set(HIDEABLE):
+        raise Invalid(f"hide {sorted(set(value) - set(HIDEABLE))} is not what the theme hides",
+                      f"hide takes {', '.join(HIDEABLE)}")
+    return True
+
+
+def _date(value) -> bool:
+    if not _is_date(value):
+        raise Invalid(f"date {value!r} is not a date", "write it as 2026-09-05")
+    return True
+
+
+# The keys a page may set, and what each may hold.
+FRONT_MATTER = Section({
+    "title": Value(object, "text", _text("title"), default=None, null=False),
+    "description": Value(object, "text", _text("description"), default=None, null=False),
+    "series": Value(object, "the post's number", default=None),  # the series model checks it, with the others'
+    "date": Value(object, "a date", _date, default=None, null=False),
+    "categories": _words("categories"),
+    "tags": _words("tags"),
+    "hide": Value(object, "a list of words", _hideable, default=None, null=False),
+}, unknown=_unknown_key)
+KEYS = tuple(FRONT_MATTER.settings)
 
 
 def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
     """A problem for each key the site does not use and each value it cannot publish safely."""
-    def problem(key: str, what: str, hint: str) -> Problem:
-        return Problem(post, front.line_of(key), f"front matter: {what}", hint=hint)
-
-    meta = front.meta
-
-    problems = [problem(key, f"{key!r} is not a key this site uses: the theme would publish it unchecked",
-                        f"remove it; the keys are {', '.join(KEYS)} (case-sensitive)")
-                for key in meta if key not in KEYS]
-    for key in ("title", "description"):
-        if key in meta and not isinstance(meta[key], str):
-            problems.append(problem(key, f"{key} must be text, not {type(meta[key]).__name__} {meta[key]!r}"[:200],
-                                    f'write it in quotes, e.g. {key}: "…"'))
-    for key in ("title", "description", "categories", "tags"):
-        values = meta.get(key) if isinstance(meta.get(key), list) else [meta.get(key)]
-        for value in (v for v in values if isinstance(v, str)):
-            if any(unicodedata.category(ch)[0] == "C" for ch in value):  # a line break would start new Markdown
-                problems.append(problem(key, f"{key} {value!r} holds a line break or another control character",
-                                        "write it on one line"))
-            elif set(value) & MARKUP_CHARACTERS:
-                problems.append(problem(key, f"{key} {value!r} holds {''.join(sorted(set(value) & MARKUP_CHARACTERS))}, which "
-                                             "the navigation, tags and feed would publish as markup",
-                                        "write it without <, > and & (use 与 or “and” for &)"))
-            elif names_marker(value):
-                problems.append(problem(key, f"{key} {value!r} names a block marker, which would be published "
-                                             "outside a verified card", "write it without the brackets"))
-            elif card_face(value):  # published in meta tags, feeds and the overview, which no guard reads
-                problems.append(problem(key, f"{key} {value!r} shows {card_face(value)!r}, a card's own face, which "
-                                             "would be published outside a verified card", "say it in other words"))
-    for key in ("categories", "tags", "hide"):
-        if key in meta and not (isinstance(meta[key], list) and all(isinstance(v, str) for v in meta[key])):
-            problems.append(problem(key, f"{key} must be a list of words, not {meta[key]!r}", f"e.g. {key}: [a, b]"))
-    if isinstance(meta.get("hide"), list) and set(meta["hide"]) - set(HIDEABLE):
-        problems.append(problem("hide", f"hide {sorted(set(meta['hide']) - set(HIDEABLE))} is not what the theme hides",
-                                f"hide takes {', '.join(HIDEABLE)}"))
-    if "date" in meta and not _is_date(meta["date"]):
-        problems.append(problem("date", f"date {meta['date']!r} is not a date", "write it as 2026-09-05"))
-    return problems
+    found: list[Finding] = []
+    validate(FRONT_MATTER, front.meta, (), found)
+    return [Problem(post, front.line_of(path[0]), f"front matter: {message}", hint=hint) for path, message, hint in found]
 
 
 def _shared_node(root):
