@@ -15,7 +15,8 @@ from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, mar
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series, in_ci
 from codeproof.experiments.figures import clean_svg
-from codeproof.experiments.runner import FIGURES_ENV, SANDBOX_HINT, ExperimentRunner
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
 from codeproof.experiments.tracing import TracedGraph, read_graph
 from codeproof.series.blocks import graph_call
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
