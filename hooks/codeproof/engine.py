@@ -22,7 +22,8 @@ from codeproof.series.blocks import graph_call
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.citations import (Form, PinnedTree, Verdict, definitions_from_json, definitions_of,
                                         definitions_to_json, files_key)
-from codeproof.quotes.sources import SourceError, SourceStore, default_store
+from codeproof.quotes.lock import SourceError
+from codeproof.quotes.sources import SourceStore, default_store
 from codeproof.common.inlinecode import InlineCode
 from codeproof.series.spans import CodeSpan, code_spans
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
