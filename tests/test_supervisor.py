@@ -14,15 +14,16 @@ import sys
 from pathlib import Path
 
 from codeproof.experiments import supervisor
-from codeproof.experiments.supervisor import Run, children, exit_code, limit_shown, parse, recorder, rlimits
+from codeproof.experiments.supervisor import Run, children, exit_code, limit_shown, recorder, rlimits
 
-RUN = Run(record_fd=7, inside="/run/resources", script="experiments/x.py", memory_mib=2048, processes=64,
-          file_size_mib=16, cpu_seconds=30, nobody=0, calls=[["f", "1.5"]], trace_code="TRACE")
+RUN = Run(["-c", "7", "/run/resources", "experiments/x.py", "2048", "64", "16", "30", "65534", '[["f", "1.5"]]',
+           "TRACE"])
 
 
 def test_the_command_line_gives_the_record_fd_the_folder_the_script_the_limits_the_user_the_calls_and_the_trace():
-    argv = ["-c", "7", "/run/resources", "experiments/x.py", "2048", "64", "16", "30", "0", '[["f", "1.5"]]', "TRACE"]
-    assert parse(argv) == RUN
+    assert vars(RUN) == {"record_fd": 7, "inside": "/run/resources", "script": "experiments/x.py", "memory_mib": 2048,
+                         "processes": 64, "file_size_mib": 16, "cpu_seconds": 30, "nobody": 65534,
+                         "calls": [["f", "1.5"]], "trace_code": "TRACE"}
 
 
 def test_each_limit_is_set_soft_and_hard_with_one_second_more_of_cpu_before_sigkill():
@@ -109,3 +110,15 @@ def test_imported_the_supervisor_runs_nothing():
     done = subprocess.run([sys.executable, "-c", "import codeproof.experiments.supervisor; print('imported')"],
                           capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "imported\n", "")
+
+
+def test_the_supervisor_loads_no_module_beyond_those_it_imports():
+    """What the experiment's process holds of the supervisor is its seven imports: the script finds the same
+    modules loaded (and the same import times) whatever the supervisor's own code needs."""
+    listing = "print(sorted(sys.modules))"
+    imports = subprocess.run([sys.executable, "-B", "-c", f"import ctypes, json, os, resource, signal, sys, time; {listing}"],
+                             capture_output=True, text=True, timeout=60)
+    program = (f"import sys; path = {supervisor.__file__!r}\n"
+               f"exec(compile(open(path).read(), path, 'exec'), {{'__name__': 'supervisor'}}); {listing}")
+    supervised = subprocess.run([sys.executable, "-B", "-c", program], capture_output=True, text=True, timeout=60)
+    assert (supervised.stdout, supervised.stderr) == (imports.stdout, "")

@@ -34,30 +34,22 @@ import resource
 import signal
 import sys
 import time
-from typing import NamedTuple
 
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER, CLONE_NEWUSER = 1, 38, 36, 0x10000000
 MIB = 1024 * 1024
 
 
-class Run(NamedTuple):
-    """What the command line asks of the supervisor."""
+class Run:
+    """What the command line (sys.argv: the program's name first) asks of the supervisor. A plain class: the
+    experiment's process holds no module (typing, dataclasses) that the supervisor alone would need."""
 
-    record_fd: int
-    inside: str  # the run's resource folder: only what lies under it is recorded
-    script: str
-    memory_mib: int
-    processes: int
-    file_size_mib: int
-    cpu_seconds: int
-    nobody: int  # the user to become, or 0: stay
-    calls: list  # the graphs to trace once the script has run: [function, argument]
-    trace_code: str
-
-
-def parse(argv: list[str]) -> Run:
-    """The run that `argv` (sys.argv: the program's name first) asks for."""
-    return Run(int(argv[1]), argv[2], argv[3], *map(int, argv[4:9]), json.loads(argv[9]), argv[10])
+    def __init__(self, argv: list[str]):
+        self.record_fd, self.script = int(argv[1]), argv[3]
+        self.inside = argv[2]  # the run's resource folder: only what lies under it is recorded
+        self.memory_mib, self.processes, self.file_size_mib, self.cpu_seconds = map(int, argv[4:8])
+        self.nobody = int(argv[8])  # the user to become, or 0: stay
+        self.calls = json.loads(argv[9])  # the graphs to trace once the script has run: [function, argument]
+        self.trace_code = argv[10]
 
 
 def rlimits(run: Run) -> list[tuple[int, int, int]]:
@@ -209,7 +201,7 @@ def exit_code(status: int) -> int:
 
 
 def main(argv: list[str]) -> None:
-    run = parse(argv)
+    run = Run(argv)
     os.set_inheritable(run.record_fd, False)  # the script's own children do not get it
     libc = ctypes.CDLL(None, use_errno=True)
     prctl = getattr(libc, "prctl", None)
