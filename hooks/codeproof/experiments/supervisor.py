@@ -12,7 +12,7 @@ standard library only, so nothing of the engine is in the experiment's process. 
   run (time-out, output cap) with SIGTERM, it kills and reaps every descendant before it exits, so no child holds
   the output pipes or outlives the run.
 - It sets the limits (memory, processes, file size, CPU time) on the script's process and stays outside them, so
-  it can always end the run; a script that hits one is told to the runner through the record (`limit`).
+  it can always end the run; which one a script hit, the child tells the runner through the record (`limit`).
 
 Inputs. The forked child installs an audit hook (sys.addaudithook, `recorder`) before it runs the script: it
 records every file under the copy that is opened (`open()`, `io.open_code`: imports, whether by `import` or
