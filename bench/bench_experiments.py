@@ -66,7 +66,7 @@ def calibrate() -> int:
 
 def run_scripts(site: Path, scripts: list[str]) -> dict[str, tuple[str, float]]:
     """Each script run as the engine runs it (its fixed environment), in parallel: script -> (stdout, seconds)."""
-    from codeproof.experiments.runner import FIXED_ENV
+    from codeproof.experiments.sandbox import FIXED_ENV
 
     def one(script: str) -> tuple[str, float]:
         started = time.perf_counter()
@@ -82,7 +82,8 @@ def run_scripts(site: Path, scripts: list[str]) -> dict[str, tuple[str, float]]:
 
 def fixed_cost(tmp: Path, times: int = 20) -> list[tuple[str, float]]:
     """Mean wall seconds of a script that only prints: plainly, then by the engine in each available sandbox."""
-    from codeproof.experiments.runner import FIXED_ENV, ExperimentRunner, bwrap_works
+    from codeproof.experiments.runner import ExperimentRunner
+    from codeproof.experiments.sandbox import FIXED_ENV, bwrap_works
 
     root = tmp / "noop"
     write_files(root, {"experiments/noop.py": 'print("noop")\n'})

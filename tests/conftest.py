@@ -16,7 +16,8 @@ from filelock import FileLock
 from hypothesis import settings
 
 from codeproof.series.config import in_ci, load_series
-from codeproof.experiments.runner import NO_CACHE_ENV, bwrap_works
+from codeproof.experiments.cache import NO_CACHE_ENV
+from codeproof.experiments.sandbox import bwrap_works
 
 ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["ci_skips", "mutations"]

@@ -25,7 +25,8 @@ import yaml
 from mkdocs.config import load_config
 
 from codeproof.engine import run_failure
-from codeproof.experiments.runner import FIXED_ENV, SYSTEM_PATH, ExperimentRunner, bwrap_works
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.experiments.sandbox import FIXED_ENV, SYSTEM_PATH, bwrap_works
 from codeproof.common.filesystem import FILE_HINT, LINK_HINT, RENAME_HINT
 from codeproof.common.structure import Limits, Problem
 from codeproof.experiments.resources import Resource, build_archive, read_resources

@@ -20,8 +20,9 @@ from codeproof.series.blocks import parse_post
 from codeproof.experiments.compare import outputs_match
 from codeproof.series.config import series_from_extra
 from codeproof.engine import Engine, run_failure
-from codeproof.experiments.runner import (FIXED_ENV, NO_CACHE_ENV, NO_SANDBOX_IN_CI, SANDBOX_HINT, SANDBOX_NOTES,
-                                         ExperimentRunner)
+from codeproof.experiments.cache import NO_CACHE_ENV
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.experiments.sandbox import FIXED_ENV, NO_SANDBOX_IN_CI, SANDBOX_HINT, SANDBOX_NOTES
 from codeproof.experiments.resources import ZIP_EPOCH, build_archive, read_resources
 from codeproof.common.structure import Limits, Problem, Tolerance
 from fixture_site import SCRIPT as FIXTURE_SCRIPT, make_site, report

@@ -12,10 +12,9 @@ import pytest
 from codeproof.series.config import load_series
 from codeproof.__main__ import main
 from codeproof.series.config import Baseline
-from codeproof.quotes.sources import (
-    GitProvider, Lock, LockFileError, SdistProvider, SourceError, SourceStore, default_store, git_blob_sha1,
-    release_files,
-)
+from codeproof.quotes.lock import Lock, LockFileError, SourceError, git_blob_sha1
+from codeproof.quotes.providers import GitProvider, ProviderUnavailable, SdistProvider, release_files
+from codeproof.quotes.sources import SourceStore, default_store
 from codeproof.common.structure import FileRef
 from conftest import ROOT, git
 from upstream import MODULE_V1, MODULE_V2, make_upstream
@@ -111,6 +110,65 @@ def test_offline_with_a_cold_cache_names_what_is_missing_and_how_to_fetch_it(ups
     assert str(raised.value) == (f"cannot fetch fixture/upstream@{old[:7]}:pkg/mod.py: no cached copy, and git: "
                                  f"git fetch file://{tmp_path}/nowhere/fixture/upstream {old[:7]}: fatal: Could not read from remote repository.")
     assert raised.value.hint == "build once on a machine that reaches GitHub or PyPI (it fills .cache/), or copy .cache/ here"
+
+
+class Held:
+    """A provider of one commit's files held in memory: a Provider by its methods alone, no subclass."""
+
+    def __init__(self, name: str, pinned_archive: bool, files: dict[str, bytes] | None):
+        self.name, self.pinned_archive, self.files = name, pinned_archive, files  # None: unavailable here
+
+    def where(self, ref: FileRef) -> str:
+        return f"{self.name}'s copy"
+
+    def tree(self, repo: str, commit: str) -> dict[str, bytes]:
+        if self.files is None:
+            raise ProviderUnavailable(f"{self.name} is out of reach")
+        return self.files
+
+    def fetch(self, ref: FileRef) -> bytes:
+        return self.tree(ref.repo, ref.commit)[ref.path]
+
+    def paths(self, repo: str, commit: str) -> list[str] | None:
+        return sorted(self.files) if self.files is not None else None
+
+    def versions_at_hand(self, ref: FileRef) -> list[tuple[str, bytes]]:
+        return [(f"{self.name}'s other", b"other")]
+
+
+MIRROR = {"pkg/mod.py": b"x = 1\n", "pkg/extra.py": b""}
+ARCHIVE = {"pkg/mod.py": b"x = 1\n"}
+
+
+def held_store(tmp_path, *providers: Held) -> SourceStore:
+    lock = Lock(tmp_path / "sources.lock.json")
+    lock.record(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py"), git_blob_sha1(b"x = 1\n"))
+    return SourceStore(lock, tmp_path / ".cache", list(providers))
+
+
+def test_a_file_comes_from_the_first_provider_that_can_give_it(tmp_path):
+    store = held_store(tmp_path, Held("away", False, None), Held("mirror", False, MIRROR), Held("archive", True, ARCHIVE))
+    assert store.fetch(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")) == (b"x = 1\n", "mirror")
+
+
+def test_a_tree_and_a_listing_come_from_a_pinned_archive_before_any_other_provider(tmp_path):
+    store = held_store(tmp_path, Held("mirror", False, MIRROR), Held("archive", True, ARCHIVE))
+    assert store.tree("fixture/upstream", "a" * 40, "pkg") == ARCHIVE
+    assert store.paths("fixture/upstream", "a" * 40) == ["pkg/mod.py"]
+
+
+def test_a_tree_no_provider_can_give_names_the_last_reason(tmp_path):
+    store = held_store(tmp_path, Held("mirror", False, None), Held("archive", True, None))
+    with pytest.raises(SourceError) as raised:
+        store.tree("fixture/upstream", "a" * 40, "pkg")
+    assert str(raised.value) == "cannot read fixture/upstream@aaaaaaa: mirror is out of reach"
+    assert raised.value.hint == "build once on a machine that reaches GitHub or PyPI (it fills .cache/)"
+
+
+def test_other_versions_come_from_every_provider(tmp_path):
+    store = held_store(tmp_path, Held("mirror", False, MIRROR), Held("archive", True, ARCHIVE))
+    assert store.versions_at_hand(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")) == [
+        ("mirror's other", "other"), ("archive's other", "other")]
 
 
 def test_a_path_missing_at_the_commit_is_named(upstream):

@@ -31,7 +31,9 @@ from codeproof.series.model import read_series
 from codeproof.common.inlinecode import read_code
 from codeproof.series.spans import MarkdownSetup, rendered_words
 from codeproof.site.sourcepages import package_files
-from codeproof.quotes.sources import SourceError, default_store, git_blob_sha1, not_there, release_files
+from codeproof.quotes.lock import SourceError, git_blob_sha1
+from codeproof.quotes.providers import not_there, release_files
+from codeproof.quotes.sources import default_store
 from codeproof.common.structure import BlockKind, FileRef, Problem, report
 
 

@@ -26,7 +26,7 @@ from codeproof.engine import Engine, run_failure
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.common.filesystem import JOURNAL, read_text, write_together
 from codeproof.series.rewrite import rewritten_post
-from codeproof.quotes.sources import SourceError, git_blob_sha1
+from codeproof.quotes.lock import SourceError, git_blob_sha1
 from codeproof.common.structure import Block, BlockKind, Checked, FileRef, ParsedPost
 from codeproof.quotes.symbols import SymbolError, parse_symbols
 from codeproof.quotes.verify import symbols_of, verify_source_quote

@@ -15,13 +15,15 @@ from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, mar
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series, in_ci
 from codeproof.experiments.figures import clean_svg
-from codeproof.experiments.runner import FIGURES_ENV, SANDBOX_HINT, ExperimentRunner
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
 from codeproof.experiments.tracing import TracedGraph, read_graph
 from codeproof.series.blocks import graph_call
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.citations import (Form, PinnedTree, Verdict, definitions_from_json, definitions_of,
                                         definitions_to_json, files_key)
-from codeproof.quotes.sources import SourceError, SourceStore, default_store
+from codeproof.quotes.lock import SourceError
+from codeproof.quotes.sources import SourceStore, default_store
 from codeproof.common.inlinecode import InlineCode
 from codeproof.series.spans import CodeSpan, code_spans
 from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text

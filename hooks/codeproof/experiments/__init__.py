@@ -1,5 +1,6 @@
-"""[EXPERIMENT], [OUTPUT] and [FIGURE] blocks: the scripts run contained (bubblewrap's sandbox, or the fallback)
-with a signed cache (`runner`), the comparison of recorded and printed output, within a tolerance (`compare`), the
-experiments folder as readers download it (`resources`), the figures a run writes, cleaned for a page
-(`figures`), and the graph autograd traces in a run (`tracing`). It imports `codeproof.common` and
-`codeproof.series`."""
+"""[EXPERIMENT], [OUTPUT] and [FIGURE] blocks: the scripts run once per build each, in parallel (`runner`), by a
+supervisor program that contains each run and records what it reads (`supervisor`), in bubblewrap's sandbox or the
+fallback, with a fixed environment (`sandbox`), their good runs kept in a signed cache (`cache`); the comparison
+of recorded and printed output, within a tolerance (`compare`), the experiments folder as readers download it
+(`resources`), the figures a run writes, cleaned for a page (`figures`), and the graph autograd traces in a run
+(`tracing`). It imports `codeproof.common` and `codeproof.series`."""

@@ -1,6 +1,6 @@
 """Figures from runs: what a run may leave in its figure folder, and an SVG cleaned into what a page may show.
 
-A script writes SVG into the folder the build gives it (`CODEPROOF_FIGURES`; runner.run_env). The build reads
+A script writes SVG into the folder the build gives it (`CODEPROOF_FIGURES`; sandbox.run_env). The build reads
 back regular files only (`collect_figures`), and `clean_svg` turns one into the figure a page shows inline, or
 says why it cannot: an allow-list of drawing elements and attributes (no script, event handler, foreignObject,
 link, style sheet or reference outside the figure, but for embedded PNG or JPEG pictures), ids prefixed so that

@@ -1,6 +1,6 @@
 """The graph autograd records for a [FIGURE]'s `Graph: f(x)`: traced in the experiment's own run, by autograd.
 
-TRACE is run by the run's supervisor (runner.SUPERVISOR) in the experiment's process, after the script has
+TRACE is run by the run's supervisor (supervisor.experiment) in the experiment's process, after the script has
 run to its end, with the script's globals: for each call it evaluates the argument there and traces the function
 with autograd's own machinery (`tracer.trace`, `core.VJPNode`, the boxes), as `grad` would. A VJPNode keeps
 only its parents, so the node class records the primitive as well. Every node reachable from the output goes

@@ -265,7 +265,7 @@ class PinnedTree:
         if found:
             raise CitationError(f"{name} names {len(found)} files at the pin: {', '.join(found[:SHOWN_PLACES])}",
                                 hint="write more of the path, e.g. " + found[0])
-        base = name.rsplit("/", 1)[-1]  # as for a File line that names no file (sources.not_there)
+        base = name.rsplit("/", 1)[-1]  # as for a File line that names no file (providers.not_there)
         close = difflib.get_close_matches(name, self.paths, n=3, cutoff=0.8) + \
             difflib.get_close_matches(base, [p.rsplit("/", 1)[-1] for p in self.paths], n=3, cutoff=0.8)
         close = [p for p in self.paths if p in close or p.rsplit("/", 1)[-1] in close][:3]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from codeproof.common.structure import ParsedPost, Problem
 from codeproof.experiments import resources
 from codeproof.experiments.resources import Archive, Resource
-from codeproof.quotes.sources import SourceError
+from codeproof.quotes.lock import SourceError
 from codeproof.series.model import Entry, SeriesModel, category_anchors, posts_using, series_bar
 from codeproof.site import addresses, sourcepages
 from codeproof.site.sourcepages import QuotedRange

@@ -29,7 +29,7 @@ import jedi
 
 from codeproof.series.config import in_ci
 from codeproof.common.signing import default_key_file, read_signed, secret_or_none, write_signed
-from codeproof.quotes.sources import git_blob_sha1
+from codeproof.quotes.lock import git_blob_sha1
 
 
 @dataclass(frozen=True)
