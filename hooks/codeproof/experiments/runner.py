@@ -68,7 +68,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from codeproof.series.blocks import graph_call
+from codeproof.common.kinds.figure import graph_call
 from codeproof.series.config import in_ci
 from codeproof.common.filesystem import write_atomically
 from codeproof.experiments.figures import MATPLOTLIBRC, collect_figures
