@@ -68,7 +68,7 @@ class Kind:
     script: bool  # its File names a script under experiments/ (else a file of the upstream repository)
     runs: bool  # it needs its script run by the build
     draws: bool = False  # its card holds a drawing the run made, which the guard reads all the same
-    drifts: Drifts | None = None
+    drifts: Drifts | None = None  # None: its blocks do not change with the upstream repository's commit
     record_key: str | None = None  # the header line that records what the block proved, where it has no fence
     example: dict[str, str]  # a header as an author writes it (the authoring guide shows each kind so)
 

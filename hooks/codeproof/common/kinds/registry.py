@@ -1,7 +1,6 @@
 """The registry of the block kinds, and the tables derived from it: the header's pattern, the cards' labels and
 classes. A new kind is added to BlockKind here."""
 
-
 from __future__ import annotations
 
 import re
@@ -24,9 +23,6 @@ class Kinds:
 
     def __iter__(self) -> Iterator[Kind]:
         return iter(self._kinds)
-
-    def __len__(self) -> int:
-        return len(self._kinds)
 
     def named(self, name: str) -> Kind:
         """The kind whose header's word is `name` (exactly as written in a header: REAL SOURCE)."""
