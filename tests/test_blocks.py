@@ -6,7 +6,7 @@ import pytest
 
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.frontmatter import split_front_matter
-from codeproof.common.structure import BlockKind
+from codeproof.common.kinds.registry import BlockKind
 
 GOOD = """\
 Intro.

@@ -14,7 +14,7 @@ import pytest
 from playwright import sync_api as playwright
 from selectolax.lexbor import LexborHTMLParser
 
-from codeproof.common.structure import BlockKind
+from codeproof.common.kinds.registry import BlockKind
 from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT

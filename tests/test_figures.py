@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codeproof.common.markers import titles_a_card
-from codeproof.common.structure import BlockKind
+from codeproof.common.kinds.registry import BlockKind
 from codeproof.engine import Engine
 from codeproof.experiments.figures import MATPLOTLIBRC, clean_svg, contrast, shown_svg_problems, BACKGROUNDS
 from codeproof.experiments.runner import ExperimentRunner

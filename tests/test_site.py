@@ -15,7 +15,7 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.series.blocks import read_post
 from codeproof.experiments.compare import outputs_match
 from codeproof.series.config import load_series
-from codeproof.common.structure import BlockKind
+from codeproof.common.kinds.registry import BlockKind
 from conftest import ROOT
 from site_text import fold, read_page
 

@@ -34,7 +34,7 @@ from codeproof.site.sourcepages import package_files
 from codeproof.quotes.lock import SourceError, git_blob_sha1
 from codeproof.quotes.providers import not_there, release_files
 from codeproof.quotes.sources import default_store
-from codeproof.common.structure import BlockKind, FileRef, Problem, report
+from codeproof.common.structure import FileRef, Problem, report
 
 
 def parser() -> argparse.ArgumentParser:
@@ -333,7 +333,7 @@ def _markdown_files(docs: Path) -> list[Path]:
 def resized(checked) -> str:
     """What `update` says when it gave a quote another number of lines than it had: never silently."""
     block = checked.block
-    if block.kind is not BlockKind.SOURCE or block.quote is None:
+    if block.kind.script or block.quote is None:
         return ""
     had, took = len(block.quote.split("\n")), len(checked.repair.split("\n"))
     if had == took:
@@ -358,7 +358,7 @@ def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> in
     git fetch (git checks every object), or the release archive checked against its pinned SHA-256."""
     store = default_store(series, fresh=True)
     lock_file = store.lock
-    refs = {series.baseline.ref_of(b) for p in posts for b in p.blocks if b.kind is BlockKind.SOURCE}
+    refs = {series.baseline.ref_of(b) for p in posts for b in p.blocks if b.kind.upstream}
     if worded:
         refs |= _cited_files(series, store, worded, setup)
     refs = sorted(refs)
@@ -384,7 +384,7 @@ def _cited_files(series, store, posts, setup: MarkdownSetup) -> set[FileRef]:
     baseline = series.baseline
     scripts = {b.fields["File"]: (series.root / b.fields["File"]).read_bytes().decode("utf-8", "replace")
                for post in posts for b in post.blocks
-               if b.kind is not BlockKind.SOURCE and "File" in b.fields and (series.root / b.fields["File"]).is_file()}
+               if b.kind.script and "File" in b.fields and (series.root / b.fields["File"]).is_file()}
     try:
         package = package_files(store, series, posts)
     except SourceError as error:

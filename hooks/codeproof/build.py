@@ -16,6 +16,7 @@ from typing import Callable
 from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path
+from codeproof.common.kinds.registry import BlockKind
 from codeproof.common.structure import Problem, report
 from codeproof.engine import Engine, own_scripts
 from codeproof.site import addresses
@@ -153,8 +154,8 @@ class SiteBuild:
         entry = self.series.post_at(src_uri)
         if entry and sources is not None:  # where the source pages say this post quotes their lines
             self.quoted += generated.quoted_ranges(entry, proved.quoted, sourcepages.card_sections(html), baseline, sources)
-        html = render.copied_lines(html, seal, [("source", excerpt) for _, excerpt in proved.quoted]
-                                   + [("experiment", excerpt) for _, excerpt in proved.tried])
+        html = render.copied_lines(html, seal, [(BlockKind.SOURCE.css, excerpt) for _, excerpt in proved.quoted]
+                                   + [(BlockKind.EXPERIMENT.css, excerpt) for _, excerpt in proved.tried])
         if sources is not None:  # after the guard: the links are the engine's, from the index
             html = sourcepages.link_post_cards(html, seal, proved.quoted, sources, baseline, page_url, source_line(href))
             html = sourcepages.link_experiment_cards(html, seal, proved.tried, sources, self.site.scripts,

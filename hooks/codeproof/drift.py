@@ -27,7 +27,8 @@ from codeproof.experiments.runner import ExperimentRunner
 from codeproof.common.filesystem import JOURNAL, read_text, write_together
 from codeproof.series.rewrite import rewritten_post
 from codeproof.quotes.lock import SourceError, git_blob_sha1
-from codeproof.common.structure import Block, BlockKind, Checked, FileRef, ParsedPost
+from codeproof.common.kinds.base import Drifts
+from codeproof.common.structure import Block, Checked, FileRef, ParsedPost
 from codeproof.quotes.symbols import SymbolError, parse_symbols
 from codeproof.quotes.verify import symbols_of, verify_source_quote
 from codeproof.common.yamledit import with_values
@@ -78,7 +79,7 @@ def drifts_to(engine: Engine, posts: list[ParsedPost], there: str, read: Callabl
     found = []
     for post in posts:
         for block in post.blocks:
-            if block.kind is BlockKind.SOURCE and block.follows_baseline:
+            if block.kind.drifts is Drifts.QUOTE and block.follows_baseline:
                 drift = _drift(engine, block, replace(baseline.ref_of(block), commit=there), read)
                 found.append(replace(drift, block=block))
     return found
@@ -211,7 +212,7 @@ def output_changes(engine: Engine, posts: list[ParsedPost], package_tree: Path) 
     series = engine.series
     runner = ExperimentRunner(series.root, series.cache_dir, series.experiment_timeout, series.output_cap,
                               use_cache=False, python_path=package_tree, limits=series.limits)
-    blocks = [block for post in posts for block in post.blocks if block.kind is BlockKind.OUTPUT]
+    blocks = [block for post in posts for block in post.blocks if block.kind.drifts is Drifts.OUTPUT]
     try:
         for script in dict.fromkeys(block.fields["File"] for block in blocks):
             runner.start(script)

@@ -18,7 +18,7 @@ from codeproof.experiments.figures import clean_svg
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
 from codeproof.experiments.tracing import TracedGraph, read_graph
-from codeproof.series.blocks import graph_call
+from codeproof.common.kinds.figure import traced_call
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.citations import (Form, PinnedTree, Verdict, definitions_from_json, definitions_of,
                                         definitions_to_json, files_key)
@@ -26,7 +26,7 @@ from codeproof.quotes.lock import SourceError
 from codeproof.quotes.sources import SourceStore, default_store
 from codeproof.common.inlinecode import InlineCode
 from codeproof.series.spans import CodeSpan, code_spans
-from codeproof.common.structure import Block, BlockKind, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
+from codeproof.common.structure import Block, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
 from codeproof.quotes.verify import DIFFERS, verify_script_quote, verify_source_quote
 
 
@@ -43,6 +43,10 @@ class ProvedPage:
 
 
 class Engine:
+    """Verifies each block of a post and renders what was verified, each as its kind (codeproof.common.kinds) says:
+    the engine is the Proofs a kind checks its blocks with (ref_of, quote_upstream, script_text, quote_script, run,
+    compare_output, draw_figure, printed), and gives it the Page it renders into."""
+
     def __init__(
         self, series: Series, store: SourceStore | None = None, runner: ExperimentRunner | None = None,
         use_cache: bool = True,
@@ -124,10 +128,10 @@ class Engine:
         script once, with every graph the posts ask it to trace."""
         if self._version_problem() is None:
             calls: dict[str, list[str]] = {}
-            for block in (b for post in posts for b in post.blocks if b.kind in (BlockKind.OUTPUT, BlockKind.FIGURE)):
+            for block in (b for post in posts for b in post.blocks if b.kind.runs):
                 wanted = calls.setdefault(block.fields["File"], [])
                 if "Graph" in block.fields:
-                    wanted.append(_call(block))
+                    wanted.append(traced_call(block.fields))
             for script, wanted in calls.items():
                 if self._script(script)[0] is not None:
                     self.runner.start(script, tuple(wanted))
@@ -152,13 +156,8 @@ class Engine:
             shown = render.problem_box(checked.problem, self.seal) if checked.problem else self.render(checked, link, sources)
             proved.cards += checked.problem is None
             proved.accounted.add(checked.block.line)
-            if checked.block.kind is BlockKind.OUTPUT and checked.problem is None and checked.warning is None:
-                # what it printed, which the card may show only to within a tolerance
-                proved.outputs[checked.block.fields["File"]] = "\n".join(normalize(checked.run.stdout))
-            if checked.block.kind is BlockKind.SOURCE and checked.problem is None:
-                proved.quoted.append((self.ref_of(checked.block), checked.excerpt))
-            if checked.block.kind is BlockKind.EXPERIMENT and checked.problem is None:
-                proved.tried.append((checked.block.fields["File"], checked.excerpt))
+            if checked.problem is None:
+                checked.block.kind.add_to(proved, checked, self)
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]
@@ -166,36 +165,26 @@ class Engine:
         return proved
 
     def check(self, block: Block) -> Checked:
-        if block.kind is BlockKind.SOURCE:
-            return self._check_source(block)
-        text, why, hint = self._script(block.fields["File"])
-        if text is None:
-            return self._problem(block, why, hint)
-        if block.kind is BlockKind.EXPERIMENT:
-            return verify_script_quote(block, text)
-        if block.kind is BlockKind.FIGURE:
-            return self._check_figure(block)
-        return self._check_output(block)
+        """The block against its evidence, as its kind checks it: the engine is its Proofs
+        (codeproof.common.kinds.proofs)."""
+        return block.kind.check(block, self)
 
     def render(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes] | None = None) -> str:
-        """Markdown for a verified block; `link` turns a site URL into one relative to the page; `sources` as for
-        prove_page."""
-        block, excerpt = checked.block, checked.excerpt
-        if block.kind is BlockKind.SOURCE:
-            ref = self.ref_of(block)
-            baseline = self.series.baseline
-            onsite = (link(addresses.source_page_url(ref.path)) + f"#L{excerpt.first}-L{excerpt.last}"  # the file's page on the site
-                      if self.series.source_pages and baseline.holds(ref) else None)
-            return render.source_card(ref, block.fields["Symbol"], excerpt, self.seal, block.dedent, onsite)
-        page = link(addresses.script_page_url(block.fields["File"]))
-        if block.kind is BlockKind.FIGURE:
-            traced = _call(block) if "Graph" in block.fields else None
-            return render.figure_card(block.fields["File"], page, self._figure(checked, link, sources or {}),
-                                      stamp(checked.run, None), self.seal, traced)
-        if block.kind is BlockKind.EXPERIMENT:
-            return render.experiment_card(block.fields["File"], page, block.fields["Purpose"], excerpt, self.seal,
-                                          block.dedent)
-        return render.output_console(block.fields["File"], excerpt.text, stamp(checked.run, block.tolerance), self.seal)
+        """Markdown for a verified block, as its kind renders it; `link` turns a site URL into one relative to the
+        page; `sources` as for prove_page."""
+        return checked.block.kind.render(checked, _Page(self, link, sources or {}))
+
+    def script_text(self, block: Block) -> str | Checked:
+        text, why, hint = self._script(block.fields["File"])
+        return self._problem(block, why, hint) if text is None else text
+
+    @staticmethod
+    def quote_script(block: Block, text: str) -> Checked:
+        return verify_script_quote(block, text)
+
+    @staticmethod
+    def printed(run: RunResult) -> str:
+        return "\n".join(normalize(run.stdout))
 
     def _script(self, name: str) -> tuple[str | None, str, str]:
         """(text, "", "") of a script a block names, as the build publishes and runs it; or (None, why, hint)."""
@@ -207,7 +196,7 @@ class Engine:
             return None, f"{name} {what}", "create it, or fix the File line"
         return files[name].decode("utf-8"), "", ""  # read_resources refuses scripts that are not UTF-8
 
-    def _check_source(self, block: Block) -> Checked:
+    def quote_upstream(self, block: Block) -> Checked:
         ref = self.ref_of(block)
         try:
             text = self.store.read(ref)
@@ -230,8 +219,12 @@ class Engine:
                     "Copy it from the pinned file (its source page, or the installed package), or run `./dev.sh update`")
         return f"{checked.problem.hint} (a quote copied from GitHub's default branch may be another version than {pin})"
 
-    def _run(self, block: Block) -> RunResult | Checked:
-        """The run of the block's script, or the Checked problem that it failed (or cannot run at all)."""
+    def run(self, block: Block) -> RunResult | Checked:
+        """The run of the block's script, or the Checked problem that there is no such script, or that its run failed
+        (or cannot run at all)."""
+        text = self.script_text(block)
+        if isinstance(text, Checked):
+            return text
         script, kind = block.fields["File"], block.kind
         version = self._version_problem()
         if version:
@@ -248,12 +241,9 @@ class Engine:
             return self._problem(block, f"{kind} {script}: {failure}", hint, run)
         return run
 
-    def _check_figure(self, block: Block) -> Checked:
+    def draw_figure(self, block: Block, run: RunResult) -> Checked:
         """A figure the run drew: the SVG the script wrote, cleaned, or the graph autograd traced; the same as the
         record, where the post keeps one (Digest)."""
-        run = self._run(block)
-        if isinstance(run, Checked):
-            return run
         drawn = self._traced(block, run) if "Graph" in block.fields else self._written(block, run)
         if isinstance(drawn, Checked):
             return drawn
@@ -270,7 +260,7 @@ class Engine:
 
     def _traced(self, block: Block, run: RunResult) -> tuple[str, TracedGraph] | Checked:
         """(what the run produced, what the card draws) of a Graph: the trace's record, and the graph it holds."""
-        script, call = block.fields["File"], _call(block)
+        script, call = block.fields["File"], traced_call(block.fields)
         produced = run.traces.get(call)
         graph = read_graph(produced) if produced is not None else "the run traced nothing (it did not reach its end)"
         if isinstance(graph, str):
@@ -297,7 +287,7 @@ class Engine:
                 hint="draw with paths, shapes and text only, in colours that read on both backgrounds"), run=run)
         return run.figures[name], clean.svg
 
-    def _figure(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes]) -> str:
+    def drawing(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes]) -> str:
         """A verified figure as its card shows it: the cleaned SVG, or the traced graph drawn with its nodes linked
         to the published files (the scripts, and the package's `sources`)."""
         block = checked.block
@@ -313,18 +303,15 @@ class Engine:
                 addresses.source_page_url(found.path)
             return link(page) + f"#L{found.first}-L{found.last}" if found.path in published else None
 
-        return graphs.draw(checked.figure, _call(block), block.fields["Alt"], self._prefix(block), address, read)
+        return graphs.draw(checked.figure, traced_call(block.fields), block.fields["Alt"], self._prefix(block), address, read)
 
     @staticmethod
     def _prefix(block: Block) -> str:
         """What starts each id of a figure: two figures on a page never share one, nor one the page has."""
         return "fig" + hashlib.sha256(f"{block.post}:{block.line}".encode()).hexdigest()[:8] + "-"
 
-    def _check_output(self, block: Block) -> Checked:
+    def compare_output(self, block: Block, run: RunResult) -> Checked:
         script = block.fields["File"]
-        run = self._run(block)
-        if isinstance(run, Checked):
-            return run
         if block.quote is None:
             actual = "\n".join(normalize(run.stdout))
             warning = Problem(block.post, block.line, f"OUTPUT {script}: no output is recorded; the build inserted what it printed",
@@ -368,6 +355,39 @@ class Engine:
         return Checked(block, problem=Problem(block.post, block.line, message, hint=hint), run=run)
 
 
+@dataclass(frozen=True)
+class _Page:
+    """The page a block is rendered into, as a kind renders it (codeproof.common.kinds.proofs.Page)."""
+
+    engine: Engine
+    link: Callable[[str], str]  # a site URL -> one relative to the page
+    sources: dict[str, bytes]  # the package's files the site publishes as source pages (see Engine.prove_page)
+    cards = render
+
+    @property
+    def seal(self) -> str:
+        return self.engine.seal
+
+    def ref_of(self, block: Block) -> FileRef:
+        return self.engine.ref_of(block)
+
+    def onsite(self, ref: FileRef, excerpt: Excerpt) -> str | None:
+        series = self.engine.series
+        if not (series.source_pages and series.baseline.holds(ref)):
+            return None
+        return self.link(addresses.source_page_url(ref.path)) + f"#L{excerpt.first}-L{excerpt.last}"
+
+    def script_page(self, script: str) -> str:
+        return self.link(addresses.script_page_url(script))
+
+    @staticmethod
+    def stamp(run: RunResult, tolerance: Tolerance | None) -> str:
+        return stamp(run, tolerance)
+
+    def figure(self, checked: Checked) -> str:
+        return self.engine.drawing(checked, self.link, self.sources)
+
+
 BY_CHOICE = Verdict(Form.NONE, why="text by the author's choice ({.plain})")
 HIGHLIGHTED = Verdict(Form.NONE, why="highlighted code, not a citation")
 NOT_THE_PACKAGE = ("tests", "examples")  # top folders of the pin whose names a bare citation never means
@@ -375,17 +395,11 @@ NOT_THE_PACKAGE = ("tests", "examples")  # top folders of the pin whose names a 
 
 def own_scripts(parsed: ParsedPost) -> frozenset[str]:
     """The experiments a post's blocks name: the names they define are the post's own."""
-    return frozenset(b.fields["File"] for b in parsed.blocks if b.kind is not BlockKind.SOURCE and "File" in b.fields)
+    return frozenset(b.fields["File"] for b in parsed.blocks if b.kind.script and "File" in b.fields)
 
 
 MAX_SAID = 8  # of a figure's problems; the rest are counted
 MAX_REASON = 300  # characters of why a graph was not traced (the error is the script's, of any length)
-
-
-def _call(block: Block) -> str:
-    """A [FIGURE]'s Graph line as the run traces it: `f( x )` -> `f(x)`."""
-    name, argument = graph_call(block.fields["Graph"])
-    return f"{name}({argument})"
 
 
 def run_failure(run: RunResult, timeout: float) -> str | None:

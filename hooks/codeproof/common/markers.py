@@ -9,19 +9,22 @@ import unicodedata
 
 from confusable_homoglyphs import confusables
 
-from codeproof.common.structure import BlockKind
+from codeproof.common.kinds.registry import CARD_LABELS, BlockKind
+from codeproof.common.kinds.base import Kind
 
 # Letters that ASCII itself has look-alikes for (0 for O, 1 l | for I); spaces of any width between letters.
 ASCII_LOOK_ALIKES = {"o": "[o0]", "i": "[i1l|]", "l": "[l1i|]"}
 
 
-def _spelled(word: str) -> str:
-    return r"\s*".join(ASCII_LOOK_ALIKES.get(letter, letter) for letter in word)
+def _spelled(name: str) -> str:
+    """A kind's name however a reader would still read it: its words joined by anything but letters and digits."""
+    return r"[\W_]*".join(r"\s*".join(ASCII_LOOK_ALIKES.get(letter, letter) for letter in word)
+                          for word in name.lower().split())
 
 
+SPELLED = {kind: re.compile(_spelled(kind.name), re.I) for kind in BlockKind}
 # A marker in a skeleton (see skeleton), in any case.
-MARKER = (rf"\[\s*({_spelled('real')}[\W_]*{_spelled('source')}|{_spelled('experiment')}|{_spelled('output')}|{_spelled('figure')})"
-          r"\s*\]")
+MARKER = rf"\[\s*({'|'.join(spelled.pattern for spelled in SPELLED.values())})\s*\]"
 # A line that is a marker once its skeleton is taken (see marker_kind) and containers are stripped: after
 # the marker (and any emphasis or code marks) comes nothing but punctuation and symbols, or raw HTML. So
 # `[REAL SOURCE] ✓`, `[OUTPUT]:` and `[OUTPUT]<span hidden>…` are markers; a sentence that starts with one
@@ -101,7 +104,7 @@ def _look_alike(ch: str) -> str:
 LOOK_ALIKES = _Table(_look_alike)
 
 
-def marker_kind(line: str, prose_too: bool = False) -> BlockKind | None:
+def marker_kind(line: str, prose_too: bool = False) -> Kind | None:
     """The block kind a line announces, however it is written, or None: the parser's test for
     near-misses and the rendered-page guard's test for marker text that escaped verification.
     `prose_too` counts a line that starts with a marker and goes on as prose (`[OUTPUT] of x`)."""
@@ -115,10 +118,9 @@ def marker_kind(line: str, prose_too: bool = False) -> BlockKind | None:
     return kind_named(match.group(1)) if alone or prose_too else None
 
 
-def kind_named(word: str) -> BlockKind:
-    """The block kind a marker's word names, however written: `Real_Source` -> REAL SOURCE."""
-    return {"r": BlockKind.SOURCE, "e": BlockKind.EXPERIMENT, "o": BlockKind.OUTPUT, "0": BlockKind.OUTPUT,
-            "f": BlockKind.FIGURE}[word[0].lower()]
+def kind_named(word: str) -> Kind:
+    """The block kind a marker's word (a match of MARKER's group) names, however written: `Real_Source` -> REAL SOURCE."""
+    return next(kind for kind, spelled in SPELLED.items() if spelled.fullmatch(word))
 
 
 def names_marker(text: str) -> bool:
@@ -146,16 +148,17 @@ def first_unshown(text: str) -> str:
     return f"U+{ord(found.group()):04X} on line {text.count(chr(10), 0, found.start()) + 1}" if found else ""
 
 
-# The card's own face: the label before each kind, and the stamp under a verified output. Outside a sealed card
-# (and in what an author writes into one: header values) they would pass for a verified card.
-CARD_LABELS = {BlockKind.SOURCE: "源码", BlockKind.EXPERIMENT: "实验", BlockKind.OUTPUT: "输出", BlockKind.FIGURE: "图"}
+# The card's own face: the label before each kind (CARD_LABELS), and the stamp under a verified output. Outside a
+# sealed card (and in what an author writes into one: header values) they would pass for a verified card.
 STAMP_WORDS = "输出已验证"
 # Han characters a reader takes for those of the face: traditional and Japanese forms, and 己 and 巳 for 已.
 FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳圖図", "码实实验验输证证已已图图")
 NOT_WORD_RE = re.compile(r"[^\w\n]+|_")  # between the characters of a face (a line break ends it)
 # Every face holds the first character of a label (the stamp holds 输出), in one of the forms FACE_FOLD knows, or
 # in a form that compatibility folding (visible) turns into one: radicals and compatibility ideographs.
-FACE_CHARACTERS = frozenset("源输輸实実實图圖図")
+FIRST_CHARACTERS = {label[0] for label in CARD_LABELS.values()}
+FACE_CHARACTERS = frozenset(FIRST_CHARACTERS | {chr(form) for form, folded in FACE_FOLD.items()
+                                               if chr(folded) in FIRST_CHARACTERS})
 HAN_VARIANTS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\U0002f800-\U0002fa1f]")
 
 
@@ -168,8 +171,8 @@ def card_face(text: str) -> str | None:
     compact = NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper()
     if STAMP_WORDS in compact:
         return STAMP_WORDS
-    return next((f"{label} {kind.value}" for kind, label in CARD_LABELS.items()
-                 if label + kind.value.replace(" ", "") in compact), None)
+    return next((f"{label} {kind.name}" for kind, label in CARD_LABELS.items()
+                 if label + kind.name.replace(" ", "") in compact), None)
 
 
 CARD_DETAILS_RE = re.compile(r"\bL\d+|@[0-9a-f]{7}")  # what a card's head shows: lines, a commit

@@ -2,14 +2,16 @@
 series model lives in series.model, the cross-reference index in site.xref: each with the part that owns it.)
 
 Parse into these, verify, then render: every module passes them along and none of them does anything
-but describe. Modules name a block's kind with BlockKind, never with its header's text.
+but describe. Modules name a block's kind with its Kind (codeproof.common.kinds.registry.BlockKind), never with
+its header's text.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from enum import Enum
+
+from codeproof.common.kinds.base import Kind
 
 # --- problems --------------------------------------------------------------------------------------
 
@@ -54,23 +56,6 @@ def report(problems: list[Problem]) -> str:
 # --- blocks ----------------------------------------------------------------------------------------
 
 
-class BlockKind(Enum):
-    """The kinds of proof block; the value is the word between the header's brackets."""
-
-    SOURCE = "REAL SOURCE"
-    EXPERIMENT = "EXPERIMENT"
-    OUTPUT = "OUTPUT"
-    FIGURE = "FIGURE"  # a header alone: what it shows is drawn by a run, never written in the post
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def lang(self) -> str | None:
-        """The language of the fence that holds the block's text; None for a figure, whose header stands alone."""
-        return {BlockKind.OUTPUT: "text", BlockKind.FIGURE: None}.get(self, "python")
-
-
 def number_text(x: float, digits: int | None = None) -> str:
     """A float as an author writes it (1e-7, not Python's 1e-07): exactly, or to `digits` significant digits."""
     mantissa, _, exponent = (f"{x:.{digits}g}" if digits else repr(x)).partition("e")
@@ -94,7 +79,7 @@ class Tolerance:
 
 @dataclass(frozen=True)
 class Block:
-    kind: BlockKind
+    kind: Kind
     fields: dict[str, str]
     quote: str | None  # the fenced text without its fences, or None when the header stands alone
     post: str  # the post's path as shown in messages, e.g. docs/posts/x.md

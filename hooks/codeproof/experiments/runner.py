@@ -28,7 +28,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from codeproof.series.blocks import graph_call
+from codeproof.common.kinds.figure import graph_call
 from codeproof.series.config import in_ci
 from codeproof.experiments import supervisor
 from codeproof.experiments.cache import RunCache, cache_readable, input_digest

@@ -25,7 +25,7 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Callable
 
-from codeproof.common.structure import LONE_CR, Block, BlockKind, Checked, Excerpt, FileRef, Problem
+from codeproof.common.structure import LONE_CR, Block, Checked, Excerpt, FileRef, Problem
 from codeproof.quotes.symbols import LargeSymbolIndex, Span, SymbolError, SymbolIndex, holds, parse_symbols
 
 
@@ -173,7 +173,7 @@ def _locate(
                                      n=2, lineterm=""))
     headers, hunks = diff[:2], diff[2:]
     detail = "\n".join(headers + [_visible(line) if line[:1] in "+-" else line for line in hunks]) + "\n"
-    if block.kind is BlockKind.EXPERIMENT:  # the script is the author's: either side may be the one to fix
+    if block.kind.script:  # the script is the author's: either side may be the one to fix
         hint = (f"run `./dev.sh update` to take lines {first}-{last} from {name} into the post, or fix the quote "
                 "(or the script) by hand")
     else:

@@ -1,13 +1,13 @@
-"""Parse a post into its proof blocks: [REAL SOURCE], [EXPERIMENT], [OUTPUT] and [FIGURE].
+"""Parse a post into its proof blocks, of the kinds codeproof.common.kinds declares ([REAL SOURCE], [EXPERIMENT],
+[OUTPUT], [FIGURE]).
 
-A block is a header paragraph (the `[KIND]` line, then `Key: value` lines) and,
-optionally, the fenced code block right after it (a [FIGURE] is its header alone: a run draws it). Parsing only reads; it never
-renders. Malformed blocks become Problems, never silently plain text.
+A block is a header paragraph (the `[KIND]` line, then `Key: value` lines, checked against its kind's schema) and,
+optionally, the fenced code block right after it (a kind without a fence's language, as [FIGURE], is its header alone:
+a run draws it). Parsing only reads; it never renders. Malformed blocks become Problems, never silently plain text.
 """
 
 from __future__ import annotations
 
-import ast
 import difflib
 import functools
 import math
@@ -18,17 +18,10 @@ from pathlib import Path
 from codeproof.series.config import SHA_RE, normal_path, valid_repo
 from codeproof.series.frontmatter import front_matter, split_front_matter
 from codeproof.common.markers import BLANKS, CONTAINER_RE, card_face, marker_kind, names_marker, skeleton, visible
-from codeproof.common.structure import Block, BlockKind, FrontMatter, ParsedPost, Problem, Tolerance
+from codeproof.common.kinds.base import Format, Kind
+from codeproof.common.kinds.registry import header_kind
+from codeproof.common.structure import Block, FrontMatter, ParsedPost, Problem, Tolerance
 
-KEYS = {  # kind -> (required keys, optional keys) of its header
-    BlockKind.SOURCE: (("File", "Symbol"), ("Commit", "Repo", "Dedent")),
-    BlockKind.EXPERIMENT: (("File", "Purpose"), ("Dedent",)),
-    BlockKind.OUTPUT: (("File",), ("Tolerance",)),
-    BlockKind.FIGURE: (("File", "Alt"), ("Figure", "Graph", "Digest")),  # and one of Figure and Graph
-}
-HEADER_RE = re.compile(r"^\[(REAL SOURCE|EXPERIMENT|OUTPUT|FIGURE)\][ \t]*$")
-FIGURE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,80}\.svg$")  # a file name in the run's figure folder
-DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 # Greedy to the end of the line, then stripped in code: a lazy match before `\s*$` takes time quadratic in
 # a line's length.
 FIELD_RE = re.compile(r"^([A-Za-z]+):(.*)$")
@@ -101,7 +94,7 @@ def parse_post(post: str, body: str, first_line: int = 1) -> ParsedPost:
         fence = FENCE_RE.match(lines[i])
         if fence:
             i = _skip_fenced_code(parsed, i, fence)
-        elif HEADER_RE.match(lines[i]):
+        elif header_kind(lines[i]):
             i = _parse_block(parsed, i)
         else:
             if marker_kind(lines[i]):
@@ -189,7 +182,7 @@ def _fence_end(lines: list[str], start: int, fence: re.Match) -> int | None:
 
 def _parse_block(parsed: ParsedPost, start: int) -> int:
     lines = parsed.lines
-    kind = BlockKind(HEADER_RE.match(lines[start]).group(1))
+    kind = header_kind(lines[start])
     line = parsed.first_line + start
     problems: list[Problem] = []
 
@@ -231,7 +224,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     return max(end, start + 1)
 
 
-def _read_quote(lines: list[str], i: int, start: int, kind: BlockKind, problem) -> tuple[int, str | None, int | None]:
+def _read_quote(lines: list[str], i: int, start: int, kind: Kind, problem) -> tuple[int, str | None, int | None]:
     """The fenced block after a header that ends at line index `i`: (index past the block, its text or None, the
     index of its first line or None); what is wrong with it goes to `problem`."""
     end, quote, quote_start = i, None, None
@@ -265,20 +258,19 @@ def _read_quote(lines: list[str], i: int, start: int, kind: BlockKind, problem) 
     return end, quote, quote_start
 
 
-FORMATTED = ("File", "Repo", "Commit", "Dedent", "Tolerance", "Figure", "Digest")  # refused whole by their own format when odd
-
-
 def _invisible(value: str) -> str:
     """The format and control characters in a header value, named (U+202E), or ""."""
     found = sorted({ch for ch in value if unicodedata.category(ch) in ("Cf", "Cc")})
     return ", ".join(f"U+{ord(ch):04X}" for ch in found)
 
 
-def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
-    required, optional = KEYS[kind]
-    known = required + optional
+def _check_fields(kind: Kind, fields: dict[str, str], problem) -> None:
+    """The header against its kind's schema: known keys, each value within its bounds and in its format, the
+    required ones given, and the kind's rule over them all."""
+    known = kind.known
     meant = {key: _meant_key(key, known) for key in fields if key not in known}  # a misspelt key -> the key
     for key, value in fields.items():
+        free = key in meant or kind.key(key).free  # refused whole by its own format when odd, if it has one
         if key in meant and meant[key]:
             problem(0, f"unknown key {key!r}: did you mean {meant[key]}? (keys are case-sensitive)",
                     f"write `{meant[key]}: {value}`")
@@ -288,63 +280,48 @@ def _check_fields(kind: BlockKind, fields: dict[str, str], problem) -> None:
             problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
         elif names_marker(value):  # shown in a verified card, it would claim what nothing proved
             problem(0, f"{key} names a block marker", "write it without the brackets")
-        elif key not in FORMATTED and card_face(value):  # likewise: the guard reads no sealed card
+        elif free and card_face(value):  # likewise: the guard reads no sealed card
             problem(0, f"{key} shows {card_face(value)!r}, a card's own face, which would make the card claim "
                        "what nothing proved", "say it in other words")
-        elif key not in FORMATTED and _invisible(value):  # the guard reads no sealed card: refused here
+        elif free and _invisible(value):  # the guard reads no sealed card: refused here
             problem(0, f"{key} holds {_invisible(value)}, which would make the card read other than it is "
                        "(bidirectional or invisible controls)", "delete it: retype the line if you cannot see it")
-    for key in required:
+    for key in kind.required:
         if not fields.get(key) and key not in meant.values():  # a misspelt key says it already
             problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")
-    path = fields.get("File", "")
-    if path and normal_path(path) is None:
-        problem(0, f"File {path!r} must be a relative POSIX path without '..' or invisible characters",
-                "write it as in the repository, e.g. autograd/core.py")
-    elif path and normal_path(path) != path:
-        problem(0, f"File {path!r} is not written in normal form", f"write File: {normal_path(path)}")
-    if kind is not BlockKind.SOURCE and path and not path.startswith("experiments/"):
-        problem(0, f"File {path!r} is not under experiments/", "experiments live in experiments/")
-    if "Commit" in fields and not SHA_RE.match(fields["Commit"]):
-        problem(0, f"Commit {fields['Commit']!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")
-    if "Repo" in fields and not valid_repo(fields["Repo"]):
-        problem(0, f"Repo {fields['Repo']!r} is not owner/name", "e.g. HIPS/autograd, or omit it for the baseline")
-    if kind is BlockKind.FIGURE:
-        _check_figure_fields(fields, problem)
-    if "Dedent" in optional and fields.get("Dedent", "yes") not in ("yes", "no"):
-        problem(0, f"Dedent {fields['Dedent']!r} is neither yes nor no",
-                "write `Dedent: no` to show the quote with the file's indentation; yes (the default) removes the "
-                "indentation its lines share")
+    rule = kind.header_rule(fields)
+    if rule:
+        problem(0, *rule)
+    for key in kind.keys:
+        if key.name in fields and key.format is not None:
+            for message, hint in _format_problems(key.name, key.format, fields[key.name]):
+                problem(0, message, hint)
 
 
-def _check_figure_fields(fields: dict[str, str], problem) -> None:
-    """What a [FIGURE] draws: an SVG the script writes (Figure) or the graph autograd traces (Graph), and the
-    record of the figure, if the author keeps one (Digest)."""
-    if ("Figure" in fields) == ("Graph" in fields):
-        problem(0, "give one of Figure (an SVG the script writes) and Graph (a call whose graph autograd traces)",
-                "write `Figure: name.svg` or `Graph: f(x)`")
-    if "Figure" in fields and not FIGURE_NAME_RE.match(fields["Figure"]):
-        problem(0, f"Figure {fields['Figure']!r} is not a file name ending in .svg",
-                "name the file the script writes into its figure folder, e.g. `Figure: sine.svg` (letters, digits, - and _)")
-    if "Graph" in fields and graph_call(fields["Graph"]) is None:
-        problem(0, f"Graph {fields['Graph']!r} is not a call of a function of the script on one argument",
-                "write the function's name and the input it is traced at, e.g. `Graph: f(onp.array([0.5, 1.5]))`")
-    if "Digest" in fields and not DIGEST_RE.match(fields["Digest"]):
-        problem(0, f"Digest {fields['Digest']!r} is not sha256: and 64 hex digits",
-                "copy the digest the build reports, or remove the line")
-
-
-def graph_call(text: str) -> tuple[str, str] | None:
-    """A Graph line's function name and its argument's source (`f(x + 1)` -> ("f", "x + 1")), or None when the
-    line is not a call of a name on one positional argument."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) and len(tree.args) == 1
-            and not tree.keywords and not isinstance(tree.args[0], ast.Starred)):
-        return None
-    return tree.func.id, ast.get_source_segment(text.strip(), tree.args[0])
+def _format_problems(key: str, format, value: str) -> list[tuple[str, str]]:
+    """What is wrong with a value in its key's format (a Format, or the kind's own check), as (message, hint)."""
+    if not isinstance(format, Format):
+        said = format(value)
+        return [said] if said else []
+    if format in (Format.PATH, Format.SCRIPT) and value:
+        said = []
+        if normal_path(value) is None:
+            said.append((f"{key} {value!r} must be a relative POSIX path without '..' or invisible characters",
+                         "write it as in the repository, e.g. autograd/core.py"))
+        elif normal_path(value) != value:
+            said.append((f"{key} {value!r} is not written in normal form", f"write {key}: {normal_path(value)}"))
+        if format is Format.SCRIPT and not value.startswith("experiments/"):
+            said.append((f"{key} {value!r} is not under experiments/", "experiments live in experiments/"))
+        return said
+    if format is Format.COMMIT and not SHA_RE.match(value):
+        return [(f"{key} {value!r} is not a full 40-hex SHA", "write the full commit, or omit it for the baseline")]
+    if format is Format.REPO and not valid_repo(value):
+        return [(f"{key} {value!r} is not owner/name", "e.g. HIPS/autograd, or omit it for the baseline")]
+    if format is Format.YES_NO and value not in ("yes", "no"):
+        return [(f"{key} {value!r} is neither yes nor no",
+                 f"write `{key}: no` to show the quote with the file's indentation; yes (the default) removes the "
+                 "indentation its lines share")]
+    return []  # a Tolerance is read, and its problem said, where the block is made
 
 
 def _meant_key(key: str, known: tuple[str, ...]) -> str | None:

@@ -15,7 +15,7 @@ from pymdownx.slugs import slugify
 from codeproof.common.markers import card_face, line_showing
 from codeproof.series.config import MAX_NUMBER
 from codeproof.series.prose import first_paragraph, reading_minutes
-from codeproof.common.structure import BlockKind, FrontMatter, ParsedPost, Problem
+from codeproof.common.structure import FrontMatter, ParsedPost, Problem
 
 
 NUMERALS = "零一二三四五六七八九"
@@ -225,5 +225,5 @@ def series_bar(model: SeriesModel, entry: Entry) -> dict[str, Entry | None]:
 def posts_using(model: SeriesModel, parsed: dict[str, ParsedPost], script: str) -> tuple[Entry, ...]:
     """The series posts with a block that quotes or runs `script` (experiments/x.py), in series order."""
     using = {src for src, post in parsed.items()
-             if any(b.fields.get("File") == script and b.kind is not BlockKind.SOURCE for b in post.blocks)}
+             if any(b.fields.get("File") == script and b.kind.script for b in post.blocks)}
     return tuple(entry for entry in model.posts if entry.src_uri in using)

@@ -12,7 +12,7 @@ from pathlib import Path
 from codeproof.series.blocks import FENCE_RE
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.fences import fence_for
-from codeproof.common.structure import BlockKind, Checked, ParsedPost
+from codeproof.common.structure import Checked, ParsedPost
 
 
 def rewrite_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> str:
@@ -36,9 +36,10 @@ def rewritten_post(path: Path, parsed: ParsedPost, repairs: list[Checked]) -> tu
     lines = list(parsed.lines)
     for checked in sorted(repairs, key=lambda c: c.block.start, reverse=True):
         block, new = checked.block, checked.repair.split("\n")
-        if block.kind is BlockKind.FIGURE:  # its record is a header line, the digest of what the run drew
-            at = next(n for n in range(block.start, block.end) if lines[n].startswith("Digest:"))
-            lines[at] = f"Digest: {checked.repair}"
+        key = block.kind.record_key
+        if key:  # its record is a header line (a figure's: the digest of what the run drew)
+            at = next(n for n in range(block.start, block.end) if lines[n].startswith(f"{key}:"))
+            lines[at] = f"{key}: {checked.repair}"
             continue
         lang = block.kind.lang
         if block.quote is None:  # no fenced block yet: add one after the header paragraph

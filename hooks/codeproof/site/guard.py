@@ -34,10 +34,12 @@ from codeproof.series.spans import PLAIN
 from codeproof.common.markers import BIDI_RE, MARKER, card_face, kind_named, line_showing, plain_text, skeleton, titles_a_card
 from codeproof.common.filesystem import shown_path, unpublishable
 from codeproof.site.render import SEAL_ATTRIBUTE
-from codeproof.common.structure import BlockKind, Problem
+from codeproof.common.kinds.base import Kind
+from codeproof.common.kinds.registry import CARD_CLASS, CARD_CLASSES, BlockKind, header_kind
+from codeproof.common.structure import Problem
 from codeproof.experiments.figures import shown_svg_problems
 
-KINDS = {kind.value for kind in BlockKind}
+KINDS = {kind.name for kind in BlockKind}
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
 TITLES = {"h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption"}  # (and boxes' titles) what may head a code block
 # What a browser re-opens after a block closes (the HTML standard's formatting elements, and a link): one left
@@ -49,8 +51,8 @@ BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", 
               "td", "th", "caption", "figure", "figcaption", "details", "summary", "hr", "br", "dl", "dt", "dd"}
 
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
-CARD_CLASS = "proof-card"
-FIGURE_CLASS = "proof-card--figure"
+DRAWING_KINDS = {kind for kind in BlockKind if kind.draws}  # their cards hold a run's drawing
+DRAWING_CLASSES = {CARD_CLASSES[kind] for kind in DRAWING_KINDS}
 EXAMPLE_CLASSES = {"language-markdown", "language-md"}  # set by pymdownx.highlight's pygments_lang_class
 ANY_MARKER_RE = re.compile(MARKER, re.I)
 # What Markdown and the site's extensions write (and the parser's own html, head, body): any other element
@@ -129,7 +131,7 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         if attrs.get(SEAL_ATTRIBUTE) == seal:
             sealed = True
             reading.cards += CARD_CLASS in classes
-            if FIGURE_CLASS in classes:  # a drawing inside: the engine's, checked all the same
+            if DRAWING_CLASSES & classes:  # a drawing inside: the engine's, checked all the same
                 drawn = [(element.tag, dict(element.attributes)) for svg in node.css("svg") for element in
                          (svg, *svg.css("*"))]
                 text = " ".join(svg.text(deep=True) for svg in node.css("svg"))
@@ -290,9 +292,9 @@ def _check_page(html: str, post: str, source_lines: list[str], first_line: int, 
     problems = [Problem(post, lines.containing(snippet), f"the page holds {what}",
                         hint="remove it from the post: a post is Markdown, and only the build renders cards")
                 for what, snippet in dict.fromkeys(reading.refused)]
-    # The page's figure cards are its [FIGURE] blocks, in order (one that failed has a box, not a card, and shifts
-    # the count: the build fails on its own problem then).
-    figure_lines = [first_line + n for n, text in enumerate(source_lines) if text == "[FIGURE]"
+    # The page's drawing cards are its blocks of the kinds that draw, in order (one that failed has a box, not a
+    # card, and shifts the count: the build fails on its own problem then).
+    figure_lines = [first_line + n for n, text in enumerate(source_lines) if header_kind(text) in DRAWING_KINDS
                     and first_line + n in accounted]
     problems += [Problem(post, figure_lines[k] if k < len(figure_lines) else first_line, f"the page holds {what}",
                          hint="the figure's script drew it: draw with paths, shapes and text only")
@@ -405,7 +407,7 @@ class _Locator:
         at = line_showing(face, [_shown_line(text) for _, text in self.lines])
         return self.first_line if at is None else self.lines[at][0]
 
-    def marker(self, kind: BlockKind) -> int:
+    def marker(self, kind: Kind) -> int:
         """The next source line, not blamed yet, that holds a marker of this kind."""
         for n, text in self.lines:
             if n not in self.blamed and kind in {kind_named(m.group(1)) for m in ANY_MARKER_RE.finditer(skeleton(text))}:

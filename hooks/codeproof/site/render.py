@@ -16,8 +16,9 @@ import textwrap
 from markupsafe import Markup
 
 from codeproof.common.fences import fence
-from codeproof.common.markers import CARD_LABELS
-from codeproof.common.structure import BlockKind, Excerpt, FileRef, Problem
+from codeproof.common.kinds.base import Kind
+from codeproof.common.kinds.registry import CARD_CLASS, BlockKind, card_class
+from codeproof.common.structure import Excerpt, FileRef, Problem
 from codeproof.common.templates import TEMPLATES
 
 SEAL_ATTRIBUTE = "data-codeproof"
@@ -28,21 +29,23 @@ def new_seal() -> str:
     return secrets.token_hex(16)
 
 
-def _render(template: str, seal: str, **values) -> str:
-    label = CARD_LABELS.get(values.get("kind"))
-    return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, label=label, **values)
+def sealed(template: str, seal: str, kind: Kind | None = None, **values) -> str:
+    """A template rendered sealed: a problem box, or a card with its kind's face (label, name) and class. A kind
+    renders its card's own template with it."""
+    face = dict(kind=kind, label=kind.label, css=kind.css) if kind else {}
+    return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, **face, **values)
 
 
-def card_opening(kind: str, seal: str) -> str:
-    """How a sealed card of this kind ("source", "experiment", "output", "figure") starts in a rendered page: the engine's
-    own, which nothing an author writes can show (see guard)."""
-    return f'<div class="proof-card proof-card--{kind}" {SEAL_ATTRIBUTE}="{seal}"'
+def card_opening(css: str, seal: str) -> str:
+    """How a sealed card of the kind whose `css` this is ("source", "experiment"...) starts in a rendered page: the
+    engine's own, which nothing an author writes can show (see guard)."""
+    return f'<div class="{CARD_CLASS} {card_class(css)}" {SEAL_ATTRIBUTE}="{seal}"'
 
 
 def copied_lines(html: str, seal: str, cards: list[tuple[str, Excerpt]]) -> str:
     """A rendered page, still sealed, whose quote cards give their copy button the quoted lines as in the file
     (`data-copy`, which Material's copy button takes), indentation included: what a quote of them must hold.
-    `cards` is each verified quote card's kind ("source", "experiment") and lines, in the page's order per kind.
+    `cards` is each verified quote card's kind (its css: "source", "experiment") and lines, in the page's order per kind.
     Added to the HTML after Markdown, which would expand tabs and entities in an attribute it reads."""
     pieces, at = [], {kind: 0 for kind, _ in cards}
     for kind, excerpt in cards:
@@ -62,7 +65,7 @@ def _attribute_text(text: str) -> str:
     return html.escape(text, quote=True).replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#9;")
 
 
-def _code_fence(kind: BlockKind, excerpt: Excerpt, dedent: bool) -> str:
+def _code_fence(kind: Kind, excerpt: Excerpt, dedent: bool) -> str:
     """The quote as its card shows it, numbered with the file's lines. `dedent` removes the indentation its
     lines share (blank lines, whatever spaces they hold, share any), so a quote from deep inside a function
     does not waste a phone's width; the quote verified, its lines and its links stay those of the file."""
@@ -74,8 +77,8 @@ def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str, dedent: 
                 onsite: str | None = None) -> str:
     """`onsite`: the quoted lines on the file's page on this site, where the baseline's files are published."""
     base = f"https://github.com/{ref.repo}"
-    return _render(
-        "source_card.html", seal, kind=BlockKind.SOURCE, css="source", ref=ref, symbol=symbol, excerpt=excerpt, onsite=onsite,
+    return sealed(
+        "source_card.html", seal, BlockKind.SOURCE, ref=ref, symbol=symbol, excerpt=excerpt, onsite=onsite,
         permalink=f"{base}/blob/{ref.commit}/{ref.path}#L{excerpt.first}-L{excerpt.last}",
         commit_url=f"{base}/commit/{ref.commit}", fence=_code_fence(BlockKind.SOURCE, excerpt, dedent),
     )
@@ -84,25 +87,25 @@ def source_card(ref: FileRef, symbol: str, excerpt: Excerpt, seal: str, dedent: 
 def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, seal: str, dedent: bool = True) -> str:
     """`page_url` is the script's page; the card links to the quoted lines there (#L15-L17, which the page
     marks)."""
-    return _render(
-        "experiment_card.html", seal, kind=BlockKind.EXPERIMENT, css="experiment", path=path,
+    return sealed(
+        "experiment_card.html", seal, BlockKind.EXPERIMENT, path=path,
         page_url=f"{page_url}#L{excerpt.first}-L{excerpt.last}",
         purpose=purpose, excerpt=excerpt, fence=_code_fence(BlockKind.EXPERIMENT, excerpt, dedent),
     )
 
 
 def output_console(path: str, output: str, stamp: str, seal: str) -> str:
-    return _render("output_console.html", seal, kind=BlockKind.OUTPUT, css="output", path=path, stamp=stamp,
+    return sealed("output_console.html", seal, BlockKind.OUTPUT, path=path, stamp=stamp,
                    fence=fence(output, BlockKind.OUTPUT.lang))
 
 
 def figure_card(path: str, page_url: str, svg: str, stamp: str, seal: str, traced: str | None = None) -> str:
     """`svg` is a figure the engine drew or cleaned (experiments.figures, site.graphs): inline, on one line.
     `traced`: the call whose graph it is."""
-    return _render("figure_card.html", seal, kind=BlockKind.FIGURE, css="figure", path=path, page_url=page_url,
+    return sealed("figure_card.html", seal, BlockKind.FIGURE, path=path, page_url=page_url,
                    svg=Markup(svg), stamp=stamp, traced=traced)
 
 
 def problem_box(problem: Problem, seal: str) -> str:
     """What `mkdocs serve` shows in place of a block that failed, so the author sees it while typing."""
-    return _render("problem_box.html", seal, fence=fence(str(problem), "text"))
+    return sealed("problem_box.html", seal, fence=fence(str(problem), "text"))

@@ -28,7 +28,8 @@ from codeproof.site import addresses
 from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
-from codeproof.common.structure import LONE_CR, BlockKind, Excerpt, FileRef, ParsedPost
+from codeproof.common.kinds.registry import BlockKind
+from codeproof.common.structure import LONE_CR, Excerpt, FileRef, ParsedPost
 from codeproof.site.xref import MODULE, Reference, XrefIndex, cross_references, script_references
 
 
@@ -220,7 +221,7 @@ def package_files(store: SourceStore, series: Series, posts: Iterable[ParsedPost
     """Every file of the folders the posts quote at the baseline (autograd/ for autograd/core.py), each locked
     file proven against the lock (SourceStore.tree). SourceError when they cannot be had."""
     folders = sorted({block.fields["File"].split("/", 1)[0] for post in posts for block in post.blocks
-                      if block.kind is BlockKind.SOURCE and "/" in block.fields.get("File", "")
+                      if block.kind.upstream and "/" in block.fields.get("File", "")
                       and block.follows_baseline})
     files: dict[str, bytes] = {}
     for folder in folders:
@@ -244,7 +245,7 @@ def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]],
                         key=None if in_ci() else (site.index.key, ref.path, page_url)))
              if baseline.holds(ref) and ref.path in site.files else None
              for ref, excerpt in quoted]
-    return link_card_names(html, card_opening("source", seal), cards)
+    return link_card_names(html, card_opening(BlockKind.SOURCE.css, seal), cards)
 
 
 def link_experiment_cards(html: str, seal: str, tried: list[tuple[str, Excerpt]], site: SourceSite, scripts: dict[str, str],
@@ -253,7 +254,7 @@ def link_experiment_cards(html: str, seal: str, tried: list[tuple[str, Excerpt]]
     definitions. `tried` is the page's verified cards in order; `scripts` the scripts' texts by path."""
     cards = [(scripts[path], excerpt.first, NameLinks(site.scripts.get(path, []), link))
              if path in scripts else None for path, excerpt in tried]
-    return link_card_names(html, card_opening("experiment", seal), cards)
+    return link_card_names(html, card_opening(BlockKind.EXPERIMENT.css, seal), cards)
 
 
 def link_script_page(html: str, path: str, text: str, site: SourceSite, link) -> str:
