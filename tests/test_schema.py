@@ -56,7 +56,7 @@ def test_a_test_says_why_itself_with_a_hint_and_a_section_words_its_unknown_keys
         return True
 
     section = Section({"n": Value(int, "a number", even, null=False, default=None)},
-                      unknown=lambda key, close, names: Invalid(f"{key!r} is not a key", f"the keys are {names}"))
+                      unknown=lambda key, value, close, names: Invalid(f"{key!r} is not a key", f"the keys are {names}"))
     found: list[Finding] = []
     validate(section, {"n": 3, "m": 1}, (), found)
     assert found == [Finding(("m",), "'m' is not a key", "the keys are ['n']"), Finding(("n",), "3 is odd", "give an even number")]

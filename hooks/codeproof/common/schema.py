@@ -42,7 +42,7 @@ class Value:
         return value
 
 
-def _unknown_setting(key: str, close: str | None, names: list[str]) -> Invalid:
+def _unknown_setting(key: str, value: object, close: str | None, names: list[str]) -> Invalid:
     if close:
         return Invalid(f"is not a setting; did you mean {close}?")
     return Invalid(f"is not a setting (the settings here are {', '.join(names)})")
@@ -50,11 +50,13 @@ def _unknown_setting(key: str, close: str | None, names: list[str]) -> Invalid:
 
 @dataclass(frozen=True)
 class Section:
-    """A mapping of named settings, in the order a mistake lists them; `unknown(key, close, names)` is the mistake
-    of a key it does not name, given the setting most like it (or None) and the settings there are."""
+    """A mapping of named settings, in the order a mistake lists them; `unknown(key, value, close, names)` is the
+    mistake of a key it does not name, given the setting most like it (or None; alike means a `closeness` of
+    difflib's ratio, case aside) and the settings there are."""
 
     settings: dict[str, Value | Section | ListOf] = field(default_factory=dict)
-    unknown: Callable[[str, str | None, list[str]], Invalid] = _unknown_setting
+    unknown: Callable[[str, object, str | None, list[str]], Invalid] = _unknown_setting
+    closeness: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,11 @@ class ListOf:
 
 
 class Invalid(ValueError):
-    """A value a setting refuses; its text says why, its hint what to do."""
+    """A value a setting refuses; its text says why, its hint what to do; `also`, what else is wrong with it."""
 
-    def __init__(self, message: str, hint: str | None = None):
+    def __init__(self, message: str, hint: str | None = None, also: tuple[Invalid, ...] = ()):
         super().__init__(message)
-        self.hint = hint
+        self.hint, self.also = hint, also
 
 
 class Finding(NamedTuple):
@@ -88,7 +90,7 @@ def validate(section: Section, data: object, path: tuple, found: list[Finding]) 
         found.append(Finding(path, f"must be a mapping of settings, not {type(data).__name__}"))
         return {}
     for key in sorted(map(str, data.keys() - section.settings.keys())):
-        found.append(_finding(path + (key,), section.unknown(key, _closest(section, key), list(section.settings))))
+        found += _findings(path + (key,), section.unknown(key, data[key], closest(section, key), list(section.settings)))
     values = {}
     for key, setting in section.settings.items():
         value = data.get(key, MISSING)
@@ -97,7 +99,7 @@ def validate(section: Section, data: object, path: tuple, found: list[Finding]) 
         elif isinstance(setting, ListOf):
             value = None if value is MISSING else value
             if not isinstance(value if value is not None else [], list):
-                found.append(_finding(path + (key,), setting.what(value)))
+                found += _findings(path + (key,), setting.what(value))
                 continue
             values[key] = [_check(setting.item, item, path + (key, i), found) for i, item in enumerate(value or [])]
         else:
@@ -111,24 +113,24 @@ def _check(setting: Section | Value, value: object, path: tuple, found: list[Fin
     try:
         return setting.check(value)
     except Invalid as error:
-        found.append(_finding(path, error))
+        found += _findings(path, error)
         return None
 
 
-def _finding(path: tuple, error: Invalid) -> Finding:
-    return Finding(path, str(error), error.hint)
+def _findings(path: tuple, error: Invalid) -> list[Finding]:
+    return [Finding(path, str(each), each.hint) for each in (error, *error.also)]
 
 
-def _closest(section: Section, key: str) -> str | None:
-    """The setting most like `key`, here or in a nested section (`timout` at the top may be experiments.timeout),
-    as written from here; None if none is like it."""
-    names = {}  # last part -> the name as written from here
+def closest(section: Section, key: str) -> str | None:
+    """The setting most like `key`, case aside, here or in a nested section (`timout` at the top may be
+    experiments.timeout), as written from here; None if none is like it."""
+    names = {}  # last part, lower case -> the name as written from here
     for name, setting in section.settings.items():
-        names.setdefault(name, name)
+        names.setdefault(name.lower(), name)
         if isinstance(setting, Section):
             for inner in setting.settings:
-                names.setdefault(inner, f"{name}.{inner}")
-    close = difflib.get_close_matches(key, [n for n in names if n != key], n=1) or ([key] if key in names else [])
+                names.setdefault(inner.lower(), f"{name}.{inner}")
+    close = difflib.get_close_matches(key.lower(), [n for n in names if names[n] != key], n=1, cutoff=section.closeness)
     return names[close[0]] if close else None
 
 

@@ -8,7 +8,6 @@ a run draws it). Parsing only reads; it never renders. Malformed blocks become P
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import re
@@ -19,6 +18,7 @@ from codeproof.series.config import SHA_RE, normal_path, valid_repo
 from codeproof.series.frontmatter import front_matter, split_front_matter
 from codeproof.common.markers import BLANKS, CONTAINER_RE, card_face, marker_kind, names_marker, skeleton, visible
 from codeproof.common.kinds.base import Format, Kind
+from codeproof.common.schema import Finding, Invalid, Section, Value, closest, validate
 from codeproof.common.kinds.registry import header_kind
 from codeproof.common.structure import Block, FrontMatter, ParsedPost, Problem, Tolerance
 
@@ -265,37 +265,62 @@ def _invisible(value: str) -> str:
 
 
 def _check_fields(kind: Kind, fields: dict[str, str], problem) -> None:
-    """The header against its kind's schema: known keys, each value within its bounds and in its format, the
-    required ones given, and the kind's rule over them all."""
-    known = kind.known
-    meant = {key: _meant_key(key, known) for key in fields if key not in known}  # a misspelt key -> the key
-    for key, value in fields.items():
-        free = key in meant or kind.key(key).free  # refused whole by its own format when odd, if it has one
-        if key in meant and meant[key]:
-            problem(0, f"unknown key {key!r}: did you mean {meant[key]}? (keys are case-sensitive)",
-                    f"write `{meant[key]}: {value}`")
-        elif key in meant:
-            problem(0, f"unknown key {key!r}", f"{kind} takes {', '.join(known)}")
-        if len(value) > MAX_FIELD:
-            problem(0, f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")
-        elif names_marker(value):  # shown in a verified card, it would claim what nothing proved
-            problem(0, f"{key} names a block marker", "write it without the brackets")
-        elif free and card_face(value):  # likewise: the guard reads no sealed card
-            problem(0, f"{key} shows {card_face(value)!r}, a card's own face, which would make the card claim "
-                       "what nothing proved", "say it in other words")
-        elif free and _invisible(value):  # the guard reads no sealed card: refused here
-            problem(0, f"{key} holds {_invisible(value)}, which would make the card read other than it is "
-                       "(bidirectional or invisible controls)", "delete it: retype the line if you cannot see it")
-    for key in kind.required:
-        if not fields.get(key) and key not in meant.values():  # a misspelt key says it already
-            problem(0, f"{key} is missing or empty", f"add a `{key}: …` line to the header")
+    """The header against its kind's schema (common.schema, as extra.series and front matter are checked): known
+    keys, each value within its bounds and in its format, the required ones given, and the kind's rule over them
+    all; every problem said at the header's line."""
+    found: list[Finding] = []
+    schema = _header_schema(kind)
+    validate(schema, fields, (), found)
+    meant = {closest(schema, key) for key in fields if key not in schema.settings}  # said missing already
+    found += [Finding((key,), f"{key} is missing or empty", f"add a `{key}: …` line to the header")
+              for key in kind.required if not fields.get(key) and key not in meant]
     rule = kind.header_rule(fields)
-    if rule:
-        problem(0, *rule)
-    for key in kind.keys:
-        if key.name in fields and key.format is not None:
-            for message, hint in _format_problems(key.name, key.format, fields[key.name]):
-                problem(0, message, hint)
+    for message, hint in [*((f.message, f.hint) for f in found), *([rule] if rule else [])]:
+        problem(0, message, hint)
+
+
+@functools.cache
+def _header_schema(kind: Kind) -> Section:
+    """A kind's header keys as a schema: each value a string its test passes; an unknown key's did-you-mean
+    (`file`, `Fille` and `Fiel` mean File)."""
+    def unknown(key: str, value: str, close: str | None, names: list[str]) -> Invalid:
+        said = (Invalid(f"unknown key {key!r}: did you mean {close}? (keys are case-sensitive)", f"write `{close}: {value}`")
+                if close else Invalid(f"unknown key {key!r}", f"{kind} takes {', '.join(names)}"))
+        return _invalid([(str(said), said.hint), *_value_problems(key, value, free=True)])
+
+    return Section({key.name: Value(str, key.name, _value_test(key), default=None) for key in kind.keys},
+                   unknown=unknown, closeness=0.7)
+
+
+def _value_test(key):
+    def test(value: str) -> bool:
+        said = _value_problems(key.name, value, key.free)
+        said += _format_problems(key.name, key.format, value) if key.format is not None else []
+        if said:
+            raise _invalid(said)
+        return True
+    return test
+
+
+def _invalid(said: list[tuple[str, str]]) -> Invalid:
+    (message, hint), *more = said
+    return Invalid(message, hint, tuple(Invalid(m, h) for m, h in more))
+
+
+def _value_problems(key: str, value: str, free: bool) -> list[tuple[str, str]]:
+    """What no header value may be, whatever its key: too long, naming a marker; and, where it may hold any
+    text, a card's own face or invisible controls (the guard reads no sealed card)."""
+    if len(value) > MAX_FIELD:
+        return [(f"{key} is longer than {MAX_FIELD} characters", "a header value is a path, a symbol or a sentence")]
+    if names_marker(value):  # shown in a verified card, it would claim what nothing proved
+        return [(f"{key} names a block marker", "write it without the brackets")]
+    if free and card_face(value):
+        return [(f"{key} shows {card_face(value)!r}, a card's own face, which would make the card claim what "
+                 "nothing proved", "say it in other words")]
+    if free and _invisible(value):
+        return [(f"{key} holds {_invisible(value)}, which would make the card read other than it is (bidirectional "
+                 "or invisible controls)", "delete it: retype the line if you cannot see it")]
+    return []
 
 
 def _format_problems(key: str, format, value: str) -> list[tuple[str, str]]:
@@ -322,13 +347,6 @@ def _format_problems(key: str, format, value: str) -> list[tuple[str, str]]:
                  f"write `{key}: no` to show the quote with the file's indentation; yes (the default) removes the "
                  "indentation its lines share")]
     return []  # a Tolerance is read, and its problem said, where the block is made
-
-
-def _meant_key(key: str, known: tuple[str, ...]) -> str | None:
-    """The key a misspelt one stands for: the same but for case (`file`), or one slip away (`Fille`)."""
-    by_lower = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(key.lower(), by_lower, n=1, cutoff=0.7)  # `Fiel` and `Flie` mean File
-    return by_lower[close[0]] if close else None
 
 
 TOLERANCE_HINT = ("write `Tolerance: 1e-7` (a relative tolerance), or `Tolerance: rel=1e-7, abs=1e-12` "

@@ -19,7 +19,7 @@ FRONT_MATTER_RE = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*\n", re.S)
 HIDEABLE = ("navigation", "toc", "footer", "tags", "feedback", "path")
 
 
-def _unknown_key(key: str, close: str | None, names: list[str]) -> Invalid:
+def _unknown_key(key: str, value: object, close: str | None, names: list[str]) -> Invalid:
     """The theme prints keys it knows beyond these (author, subtitle, status, template, icon...) into every page as
     they are, or changes how a page is made: refused, and dropped from the build."""
     return Invalid(f"{key!r} is not a key this site uses: the theme would publish it unchecked",
