@@ -40,3 +40,21 @@ def test_an_authors_file_where_the_build_adds_one_is_a_problem_and_is_left_out(t
     assert [str(problem) for problem in build.problems] == [
         f"docs/experiments/show.md:1: the build publishes the page of {SCRIPT} at experiments/show.md, which this file would take\n"
         "  hint: rename or move it"]
+
+
+def test_a_build_proves_each_page_once_before_any_renders(tmp_path, monkeypatch):
+    """The proving phase (SiteBuild.prove_posts, at the end of on_files) proves every page of the author's once;
+    rendering takes each page's proof, so no post is proved again as MkDocs renders it."""
+    from codeproof.build import SiteBuild
+
+    site = make_site(tmp_path)
+    proved, rendered = [], []
+    prove, render_page = Engine.prove_page, SiteBuild.page_markdown
+    monkeypatch.setattr(Engine, "prove_page", lambda self, parsed, *args: proved.append(parsed.post)
+                        or prove(self, parsed, *args))
+    monkeypatch.setattr(SiteBuild, "page_markdown", lambda self, src_uri, *args: rendered.append((src_uri, len(proved)))
+                        or render_page(self, src_uri, *args))
+    built, log = site.build()
+    assert built is not None, log
+    assert sorted(proved) == ["docs/index.md", "docs/posts/p.md"]
+    assert rendered and all(count == 2 for _, count in rendered)  # every proof made before the first page renders

@@ -303,7 +303,7 @@ def test_brackets_and_letters_that_only_look_alike_still_make_a_marker(marker, p
 def test_nav_titles_must_be_plain_text_without_a_marker():
     titles = ["第六篇", "<!--", "[OUTPUT] nav", "A & B", "<i>x"]
     lines = ["nav:", "  - 第六篇: a.md", '  - "<!--": https://example.com/', "  - \"[OUTPUT] nav\": b.md", "  - A & B: c.md"]
-    assert [str(p) for p in check_titles(titles, "mkdocs.yml", lines)] == [
+    assert [str(p) for p in check_titles(titles, "mkdocs.yml", lambda: lines)] == [
         f"mkdocs.yml:{line}: the nav title {title!r} holds markup characters (<, > or &) or names a block marker, and "
         "the theme prints it as HTML on every page\n  hint: write the titles of the nav as plain text"
         for title, line in (("<!--", 3), ("[OUTPUT] nav", 4), ("A & B", 5), ("<i>x", 1))

@@ -27,7 +27,7 @@ def test_defaults_fill_what_is_not_given_and_a_null_counts_as_not_given():
 def test_every_mistake_is_found_at_once_each_at_its_key_path():
     _, found = check({"size": 0, "items": [{"number": 1}, {"number": "2"}], "words": ["a", 5], "inner": []})
     assert found == [
-        Finding(("top", "name"), "is required: a name"),
+        Finding(("top", "name"), "is required"),
         Finding(("top", "size"), "0 is not a whole number"),
         Finding(("top", "inner"), "must be a mapping of settings, not list"),
         Finding(("top", "items", 1, "number"), "'2' is not a number"),
@@ -60,3 +60,23 @@ def test_a_test_says_why_itself_with_a_hint_and_a_section_words_its_unknown_keys
     found: list[Finding] = []
     validate(section, {"n": 3, "m": 1}, (), found)
     assert found == [Finding(("m",), "'m' is not a key", "the keys are ['n']"), Finding(("n",), "3 is odd", "give an even number")]
+
+
+def test_a_key_yaml_reads_as_a_number_a_null_or_a_date_is_an_unknown_key_not_a_crash():
+    import datetime
+
+    _, found = check({"name": "x", 1: "a", None: "b", datetime.date(2026, 1, 1): "c"})
+    assert [(path, message.split(" (")[0]) for path, message, _ in found] == [
+        (("top", "1"), "is not a setting"), (("top", "2026-01-01"), "is not a setting"),
+        (("top", "None"), "is not a setting; did you mean inner?")]
+
+
+def test_a_setting_of_any_type_lets_its_own_test_speak_for_a_bool():
+    def text(value):
+        if not isinstance(value, str):
+            raise Invalid(f"title must be text, not {type(value).__name__} {value!r}")
+        return True
+
+    found: list[Finding] = []
+    validate(Section({"title": Value(object, "text", text, default=None)}), {"title": True}, (), found)
+    assert found == [Finding(("title",), "title must be text, not bool True")]

@@ -93,6 +93,11 @@ def test_a_page_outside_posts_without_series_is_no_post():
      "  hint: write it on one line"),
     ("title: [x, y]\nseries: 5\ndate: 2026-01-01\n",
      "docs/posts/x.md:2: front matter: title must be text, not list ['x', 'y']\n  hint: write it in quotes, e.g. title: \"…\""),
+    ("title: yes\nseries: 5\ndate: 2026-01-01\n",
+     "docs/posts/x.md:2: front matter: title must be text, not bool True\n  hint: write it in quotes, e.g. title: \"…\""),
+    ("title: x\nseries: 5\ndate: 2026-01-01\n1: y\n",
+     "docs/posts/x.md:5: front matter: '1' is not a key this site uses: the theme would publish it unchecked\n"
+     "  hint: remove it; the keys are title, description, series, date, categories, tags, hide (case-sensitive)"),
     ("title: &a [x]\nseries: 5\ndate: 2026-01-01\ntags: *a\n",
      "docs/posts/x.md:2: front matter repeats a value with a YAML alias (*name)\n  hint: write the value out where it is used"),
     ("title: x\nseries: 5\ndate: 2026-01-01\ntags: autograd\n",

@@ -333,7 +333,7 @@ def _markdown_files(docs: Path) -> list[Path]:
 def resized(checked) -> str:
     """What `update` says when it gave a quote another number of lines than it had: never silently."""
     block = checked.block
-    if block.kind.script or block.quote is None:
+    if not block.kind.upstream or block.quote is None:
         return ""
     had, took = len(block.quote.split("\n")), len(checked.repair.split("\n"))
     if had == took:

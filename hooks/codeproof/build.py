@@ -66,7 +66,7 @@ class SiteBuild:
 
     def add_files(self, config_name: str, authors: Callable[[str], Path | None], log, site_url: str | None = None
                   ) -> list[str]:
-        """Start the experiments (they run while pages render), and plan the pages and files the build adds
+        """Start the experiments (they run, in parallel, while the build plans its pages), and plan the pages and files the build adds
         (self.site). `authors(src_uri)` is the author's file at a path, if any; returns the src_uris of those
         a generated file replaces (each a problem)."""
         self.log = log
@@ -84,9 +84,9 @@ class SiteBuild:
         return replaced
 
     def prove_posts(self, relative: Callable[[str, str], str]) -> None:
-        """The proving phase, once the pages are planned and before any renders: every page with blocks proved
-        (`relative(url, page_url)` is a site URL as a link from a page). Each page's problems are reported as it
-        renders (page_markdown), from the proof it renders."""
+        """The proving phase, once the pages are planned and before any renders: every readable page of the
+        author's proved (waiting for the runs its blocks need; `relative(url, page_url)` is a site URL as a link
+        from a page). Each page's problems are reported as it renders (page_markdown), from the proof it renders."""
         for src_uri, parsed in self.parsed.items():
             if parsed.unreadable or self.site.page_title(src_uri) is not None:
                 continue
@@ -230,7 +230,8 @@ class SiteBuild:
 
     def check_nav_titles(self, titles: list[str], config_file: Path) -> None:
         """The theme prints navigation titles as HTML on every page (the posts' are their front matter's)."""
-        self.problems += guard.check_titles(titles, config_file.name, config_file.read_text(encoding="utf-8").split("\n"))
+        self.problems += guard.check_titles(titles, config_file.name,
+                                            lambda: config_file.read_text(encoding="utf-8").split("\n"))
 
 
 def source_line(href) -> Callable[[str, int | None], str]:

@@ -1,11 +1,11 @@
 """The series' blocks as a Python-Markdown extension: each block proved and replaced by its sealed card (or by
-its problem's box) before Markdown reads the text, so any generator that renders Python-Markdown can host the
-cards (MkDocs through hooks/series.py, Zensical, a plain `markdown.Markdown(extensions=[...])`).
+its problem's box) before Markdown reads the text, so a generator that renders Python-Markdown can host the cards
+without MkDocs' events (Zensical, a plain `markdown.Markdown(extensions=[...])`).
 
-The extension proves one post's text with the engine (`Engine.prove_page`, which the MkDocs build calls for each
-post too) and keeps the result, immutable once made, as `proved`: what the host's page guard needs afterwards
-(the cards the page must show, the lines accounted for, every problem). It runs first among the preprocessors,
-so the blocks are read in the text the author wrote, as the build reads them.
+The extension proves one post's text with `Engine.prove_page`, the function the MkDocs build's proving phase
+(codeproof.build) calls for each post, so both give the same cards; it keeps the result as `proved`: what the
+host's page guard needs afterwards (the cards the page must show, the lines accounted for, every problem). It
+runs first among the preprocessors, so the blocks are read in the text the author wrote, as the build reads them.
 """
 
 from __future__ import annotations

@@ -34,10 +34,11 @@ class Value:
     def check(self, value: object) -> object:
         if value is MISSING or (value is None and self.null):
             if self.default is REQUIRED:
-                raise Invalid(f"is required: {self.what}")
+                raise Invalid("is required")
             return self.default
-        bools = self.kinds is bool or (isinstance(self.kinds, tuple) and bool in self.kinds)
-        if not isinstance(value, self.kinds) or (isinstance(value, bool) and not bools) or not self.test(value):
+        kinds = self.kinds if isinstance(self.kinds, tuple) else (self.kinds,)
+        bools = bool in kinds or object in kinds  # a bool is an int to isinstance, never a number here
+        if not isinstance(value, kinds) or (isinstance(value, bool) and not bools) or not self.test(value):
             raise Invalid(f"{value!r} is not {self.what}")
         return value
 
@@ -89,8 +90,9 @@ def validate(section: Section, data: object, path: tuple, found: list[Finding]) 
     if not isinstance(data, dict):
         found.append(Finding(path, f"must be a mapping of settings, not {type(data).__name__}"))
         return {}
-    for key in sorted(map(str, data.keys() - section.settings.keys())):
-        found += _findings(path + (key,), section.unknown(key, data[key], closest(section, key), list(section.settings)))
+    for key in sorted(data.keys() - section.settings.keys(), key=str):  # YAML keys may be numbers, bools, dates
+        name = str(key)
+        found += _findings(path + (name,), section.unknown(name, data[key], closest(section, name), list(section.settings)))
     values = {}
     for key, setting in section.settings.items():
         value = data.get(key, MISSING)

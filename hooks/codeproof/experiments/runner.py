@@ -121,7 +121,7 @@ class ExperimentRunner:
 
     def start(self, script: str, calls: tuple[str, ...] = ()) -> None:
         """Begin running `script` (a path relative to the root) unless it is already under way. `calls` are the
-        graphs to trace once it has run (`f(x)`, as blocks.graph_call reads them): they are part of the run."""
+        graphs to trace once it has run (`f(x)`, as kinds.figure.graph_call reads them): they are part of the run."""
         with self._lock:
             if script not in self._futures:
                 self._calls[script] = tuple(sorted(set(calls)))

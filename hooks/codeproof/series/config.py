@@ -162,13 +162,13 @@ class SeriesConfigError(CodeproofError):
         self.problems = problems
 
 
-def series_from_extra(extra_series: object, config_file: Path) -> Series:
+def series_from_extra(extra_series: object, config_file: Path, text: str | None = None) -> Series:
     """Validate the `extra.series` mapping of the mkdocs.yml at `config_file`; raise SeriesConfigError
-    listing every problem, each at the line of mkdocs.yml it is about."""
+    listing every problem, each at the line of mkdocs.yml it is about (`text`: the file's, if read already)."""
     if (config_file.resolve().parent / JOURNAL).exists():  # the files may be half old, half new: build none of them
         raise SeriesConfigError([Problem(JOURNAL, 1, "a change of several files (rebase) was interrupted and is "
                                          "not finished", hint="run ./dev.sh check: it finishes the change first")])
-    lines, repeated = _key_lines(config_file)
+    lines, repeated = _key_lines(config_file, text)
     found = [Finding(path, f"is given twice (lines {first} and {second}): YAML keeps the second and drops the first")
              for path, first, second in repeated if path[:2] == ("extra", "series")]
     values = validate(SERIES_SCHEMA, extra_series, ("extra", "series"), found)
@@ -211,11 +211,12 @@ def _check_together(values: dict, root: Path) -> list[Finding]:
     return found
 
 
-def _key_lines(config_file: Path) -> tuple[dict[tuple, int], list[tuple[tuple, int, int]]]:
-    """Key path (keys and list indexes) -> line in the file, from its YAML nodes (no tag is constructed); and
-    the keys given twice in one mapping, with both lines (YAML loaders keep the second without a word)."""
+def _key_lines(config_file: Path, text: str | None = None) -> tuple[dict[tuple, int], list[tuple[tuple, int, int]]]:
+    """Key path (keys and list indexes) -> line in the file (whose `text` may be given), from its YAML nodes (no
+    tag is constructed); and the keys given twice in one mapping, with both lines (YAML loaders keep the second
+    without a word)."""
     try:
-        text = config_file.read_bytes().decode("utf-8")
+        text = config_file.read_bytes().decode("utf-8") if text is None else text
     except (OSError, UnicodeDecodeError):
         return {}, []
     lines, repeated = _text_key_lines(text)
@@ -297,7 +298,8 @@ def load_site(mkdocs_yml: Path) -> SiteConfig:
     problem at its line; MkDocs' own settings are the strict build's to check (`./dev.sh check` runs one)."""
     name = mkdocs_yml.name
     try:
-        config = yaml.load(mkdocs_yml.read_bytes().decode("utf-8"), Loader=_Loader)
+        text = mkdocs_yml.read_bytes().decode("utf-8")
+        config = yaml.load(text, Loader=_Loader)
     except (OSError, UnicodeDecodeError) as error:
         raise SeriesConfigError([Problem(name, 1, f"cannot be read: {error}")]) from None
     except yaml.MarkedYAMLError as error:
@@ -314,9 +316,9 @@ def load_site(mkdocs_yml: Path) -> SiteConfig:
     if "INHERIT" in config:
         found.append(("INHERIT", "is not read by the command line, which reads one mkdocs.yml: write the settings here"))
     if found:
-        lines, _ = _key_lines(mkdocs_yml)
+        lines, _ = _key_lines(mkdocs_yml, text)
         raise SeriesConfigError([Problem(name, _line(lines, (key,)), f"{key}: {message}") for key, message in found])
-    series = series_from_extra((config.get("extra") or {}).get("series"), mkdocs_yml)
+    series = series_from_extra((config.get("extra") or {}).get("series"), mkdocs_yml, text)
     return SiteConfig(series, mkdocs_yml.resolve().parent / config.get("docs_dir", "docs"),
                       _markdown_setup(config.get("markdown_extensions") or []))
 

@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -253,14 +254,17 @@ def docs_problems(docs: Path, root: Path) -> list[Problem]:
     return problems
 
 
-def check_titles(titles: list[str], where: str, lines: list[str]) -> list[Problem]:
+def check_titles(titles: list[str], where: str, read_lines: Callable[[], list[str]]) -> list[Problem]:
     """Titles the theme prints as HTML on every page, outside any page's content (the nav): plain text, as
     front matter titles are, so no markup character (`<!--` alone would hide every page) and no marker.
-    A problem is at the first line of `where` (whose text is `lines`) that holds the title."""
+    A problem is at the first line of `where` (whose lines `read_lines` reads, only if a title fails) that
+    holds the title."""
+    unfit = [title for title in titles if not plain_text(title)]
+    lines = read_lines() if unfit else []
     return [Problem(where, next((n for n, text in enumerate(lines, 1) if title in text), 1),
                     f"the nav title {title!r} holds markup characters (<, > or &) or names a block marker, and the "
                     "theme prints it as HTML on every page", hint="write the titles of the nav as plain text")
-            for title in titles if not plain_text(title)]
+            for title in unfit]
 
 
 def check_page(html: str, post: str, source_lines: list[str], first_line: int, proved_cards: int,

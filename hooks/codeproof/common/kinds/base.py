@@ -67,6 +67,7 @@ class Kind:
     keys: tuple[Key, ...]  # its header's keys, in the order the author is told them
     script: bool  # its File names a script under experiments/ (else a file of the upstream repository)
     runs: bool  # it needs its script run by the build
+    upstream: bool = False  # its File names a file of the upstream repository, at the baseline or its own Commit
     draws: bool = False  # its card holds a drawing the run made, which the guard reads all the same
     drifts: Drifts | None = None  # None: its blocks do not change with the upstream repository's commit
     record_key: str | None = None  # the header line that records what the block proved, where it has no fence
@@ -82,11 +83,6 @@ class Kind:
     def header(self) -> str:
         """The header's first line, exactly as it opens a block."""
         return f"[{self.name}]"
-
-    @property
-    def upstream(self) -> bool:
-        """Its File names a file of the upstream repository, at the baseline or its own Commit."""
-        return not self.script
 
     @property
     def required(self) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ class Source(Kind):
     name, member, css, label, lang = "REAL SOURCE", "SOURCE", "source", "源码", "python"
     keys = (Key("File", True, Format.PATH), Key("Symbol", True), Key("Commit", format=Format.COMMIT),
             Key("Repo", format=Format.REPO), Key("Dedent", format=Format.YES_NO))
-    script, runs, drifts = False, False, Drifts.QUOTE
+    script, runs, upstream, drifts = False, False, True, Drifts.QUOTE
     example = {"File": "autograd/core.py", "Symbol": "VJPNode.__init__"}
 
     def check(self, block: Block, proofs: Proofs) -> Checked:
