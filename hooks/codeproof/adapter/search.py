@@ -4,10 +4,13 @@ text (the package's files and definitions, so a reader finds `elementwise_grad` 
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 from codeproof.common.filesystem import write_atomically
-from codeproof.site import sourcepages
+from codeproof.site import addresses
+from codeproof.site.sourcepages import SourceSite
 
 INDEX = "search/search_index.json"  # where Material's search plugin writes its index, in the site folder
 
@@ -29,11 +32,27 @@ def unfetched_theme_files(src_uris: list[str], search_languages: list[str]) -> l
             or (uri.startswith(lunr) and uri.rsplit("/", 1)[-1] not in wanted)]
 
 
-def complete_search_index(index_file: Path, sources) -> None:
+def complete_search_index(index_file: Path, sources: SourceSite | None) -> None:
     """Add the package's files and definitions (`sources`, the source pages' index, None without them) to the index
     Material's search wrote, whose page text leaves the source pages out."""
     if sources is None or not index_file.is_file():
         return
     index = json.loads(index_file.read_text(encoding="utf-8"))
-    index["docs"] += sourcepages.search_entries(sources)
+    index["docs"] += search_entries(sources)
     write_atomically(index_file, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def search_entries(site: SourceSite) -> list[dict]:
+    """What the site's search holds of the package, in Material's index format (its text is HTML, so escaped):
+    each file's page by its path, and as its sections each top-level definition by its name, leading to its
+    line, with its file and the line that defines it. Not the code itself, which would drown the posts."""
+    entries = []
+    for path in sorted(p for p in site.files if p.endswith(".py")):
+        # percent-encoded: an upstream file's name may hold #, ? or % (the site's other links to it are as well)
+        url, lines = quote(addresses.source_page_url(path)), site.files[path].decode("utf-8", "replace").split("\n")
+        entries.append({"location": url, "title": escape(path, quote=False), "text": ""})  # Material lists sections under their page
+        entries += [{"location": f"{url}#L{d.first}", "title": escape(d.name, quote=False),
+                     "text": escape(f"{path}:{d.first} " + (lines[d.first - 1].strip() if d.first <= len(lines) else ""),
+                                   quote=False)}
+                    for d in site.index.definitions.get(path, [])]
+    return entries

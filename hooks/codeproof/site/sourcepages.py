@@ -14,7 +14,6 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote
 
 from markupsafe import Markup
 from pygments.lexers import PythonLexer
@@ -24,7 +23,6 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.series.config import Series, in_ci
 from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_card_names
 from codeproof.site.render import card_opening
-from codeproof.site import addresses
 from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
@@ -162,7 +160,6 @@ def used_definitions(index: XrefIndex, ranges: list[QuotedRange]) -> dict[tuple[
                 if quoted not in places:
                     places.append(quoted)
     return used
-
 
 
 
@@ -383,18 +380,3 @@ def map_values(site: SourceSite, quoted: list[QuotedRange], baseline, link) -> d
         files.append({"path": path, "url": url, "lines": total, "quoted": len(lines),
                       "share": round(100 * len(lines) / total), "symbols": symbols})
     return {"files": files, "repo": baseline.repo, "commit": baseline.commit, "version": baseline.version}
-
-
-def search_entries(site: SourceSite) -> list[dict]:
-    """What the site's search holds of the package, in Material's index format (its text is HTML, so escaped):
-    each file's page by its path, and as its sections each top-level definition by its name, leading to its
-    line, with its file and the line that defines it. Not the code itself, which would drown the posts."""
-    entries = []
-    for path in sorted(p for p in site.files if p.endswith(".py")):
-        # percent-encoded: an upstream file's name may hold #, ? or % (the site's other links to it are as well)
-        url, lines = quote(addresses.source_page_url(path)), site.files[path].decode("utf-8", "replace").split("\n")
-        entries.append({"location": url, "title": _text(path), "text": ""})  # Material lists sections under their page
-        entries += [{"location": f"{url}#L{d.first}", "title": _text(d.name),
-                     "text": _text(f"{path}:{d.first} " + (lines[d.first - 1].strip() if d.first <= len(lines) else ""))}
-                    for d in site.index.definitions.get(path, [])]
-    return entries
