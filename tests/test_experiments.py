@@ -9,7 +9,6 @@ import io
 import json
 import logging
 import os
-import textwrap
 import zipfile
 from importlib import metadata
 from pathlib import Path
@@ -23,28 +22,14 @@ from codeproof.engine import Engine, run_failure
 from codeproof.experiments.runner import (FIXED_ENV, NO_CACHE_ENV, NO_SANDBOX_IN_CI, SANDBOX_HINT, SANDBOX_NOTES,
                                          ExperimentRunner)
 from codeproof.experiments.resources import ZIP_EPOCH, build_archive, read_resources
-from codeproof.common.structure import Limits, Problem, Tolerance
+from codeproof.common.structure import Problem, Tolerance
+from conftest import SCRIPT, SDIST_SHA256, archive_entries, printing, write
 from fixture_site import SCRIPT as FIXTURE_SCRIPT, make_site, report
 
-REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
 POST = "docs/posts/x.md"
-SCRIPT = "experiments/x.py"
-SDIST_SHA256 = "7818c5c69ddf9efb7da74097bd741a4c7920133f41966f68537223a15ef798bc"  # of autograd-1.9.1.tar.gz
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def write(root: Path, relative: str, text: str) -> Path:
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def printing(*lines: str) -> str:
-    """A script that prints these lines."""
-    return "".join(f"print({line!r})\n" for line in lines)
 
 
 def output_post(recorded: str, tolerance: str | None = None) -> str:
@@ -70,37 +55,6 @@ def edit_cache_entry(runner: ExperimentRunner, script: str, **changes) -> None:
 
 
 # --- fixtures ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A fake resource root: experiments/ and a requirements.txt."""
-    root = tmp_path / "resources"
-    (root / "experiments").mkdir(parents=True)
-    (root / "requirements.txt").write_text(REQUIREMENTS, encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def cache_dir(tmp_path: Path) -> Path:
-    return tmp_path / ".cache"
-
-
-@pytest.fixture
-def make_runner(root: Path, cache_dir: Path, tmp_path: Path):
-    """Runners over `root`, keyed by a test's own secret; every one is finished at the end of the test."""
-    runners: list[ExperimentRunner] = []
-
-    def make(timeout: float = 20, output_cap: int = 1024 * 1024, sandbox: str | None = None,
-             limits: Limits = Limits()) -> ExperimentRunner:
-        runner = ExperimentRunner(root, cache_dir=cache_dir, timeout=timeout, output_cap=output_cap,
-                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key", limits=limits)
-        runners.append(runner)
-        return runner
-
-    yield make
-    for runner in runners:
-        runner.finish()
 
 
 @pytest.fixture
@@ -464,10 +418,6 @@ def archive(root: Path, name: str = "S"):
     files, problems = read_resources(root)
     assert problems == []
     return build_archive(root, name, files)
-
-
-def archive_entries(data: bytes) -> list[zipfile.ZipInfo]:
-    return zipfile.ZipFile(io.BytesIO(data)).infolist()
 
 
 def archive_text(data: bytes, name: str) -> str:
