@@ -143,10 +143,15 @@ def site(tmp_path: Path, warm_cache: Path) -> Path:
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "requirements.txt", "sources.lock.json"):
         shutil.copy2(ROOT / name, copy / name)
-    for name in ("blobs", "sdist", "xref"):  # the verified upstream files (no network), their signed index
-        if (warm_cache / name).is_dir():
-            shutil.copytree(warm_cache / name, copy / ".cache" / name)
+    copy_warm_cache(warm_cache, copy)
     return copy
+
+
+def copy_warm_cache(warm_cache: Path, root: Path) -> None:
+    """The verified upstream files (no network) and their signed index, into root's .cache/."""
+    for name in ("blobs", "sdist", "xref"):
+        if (warm_cache / name).is_dir():
+            shutil.copytree(warm_cache / name, root / ".cache" / name)
 
 
 @pytest.fixture

@@ -410,6 +410,7 @@ def make_site(root: Path, experiments: dict[str, str]) -> Path:
     return root
 
 
+# The two sites below are Material builds with the real series' pinned sdist: their tests are marked slow.
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
     root = make_site(tmp_path_factory.mktemp("hostile"), {"ok.py": printing("ok"), HOSTILE: printing("hi")})
@@ -433,11 +434,13 @@ def test_a_hostile_file_name_is_escaped_in_its_built_page(hostile_site):
     assert _Page(page).text["h1"].rstrip("¶") == HOSTILE
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_is_the_title_of_its_built_page(hostile_site):
     page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
     assert _Page(page).text["title"] == f"{HOSTILE} - Containment"
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_downloads_under_its_own_name(hostile_site):
     page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
     link = _Page(page).download
@@ -446,6 +449,7 @@ def test_a_hostile_file_name_downloads_under_its_own_name(hostile_site):
     assert (hostile_site / "experiments" / HOSTILE).read_text(encoding="utf-8") == printing("hi")
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_is_not_raw_html_in_the_search_index(hostile_site):
     index = (hostile_site / "search" / "search_index.json").read_text(encoding="utf-8")
     assert "<img" not in json.dumps(json.loads(index), ensure_ascii=False)  # Material shows its strings as HTML
@@ -459,6 +463,7 @@ def test_a_symlink_in_experiments_fails_the_build_naming_it(linked_site):
             f"\n  also at experiments/secrets.txt:1\n  hint: {LINK_HINT}") in done.stderr
 
 
+@pytest.mark.slow
 def test_a_symlink_in_experiments_is_published_nowhere(linked_site):
     site, _ = linked_site
     assert not any(site.iterdir())  # the build failed, so it left nothing to publish

@@ -6,25 +6,24 @@ import re
 import shutil
 import subprocess
 
-import pytest
-
-from conftest import ROOT, git
+from conftest import ROOT, copy_warm_cache, git
 
 
-def copy_of_the_repository(tmp_path):
-    """The repository's tracked files in a temp folder, sharing the set-up .venv (no reinstall)."""
+def copy_of_the_repository(tmp_path, warm_cache):
+    """The repository's tracked files in a temp folder, sharing the set-up .venv (no reinstall) and the run's
+    verified upstream files (no fetching)."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
     copy = tmp_path / "repo"
     for name in filter(None, (f.decode() for f in files)):
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, copy / name)
     (copy / ".venv").symlink_to(ROOT / ".venv")
+    copy_warm_cache(warm_cache, copy)
     return copy
 
 
-@pytest.mark.real_site  # a copy of the repository: `./dev.sh check` builds the real site
-def test_check_fails_on_a_broken_link_that_only_mkdocs_sees(tmp_path):
-    copy = copy_of_the_repository(tmp_path)
+def test_check_fails_on_a_broken_link_that_only_mkdocs_sees(tmp_path, warm_cache):
+    copy = copy_of_the_repository(tmp_path, warm_cache)
     (copy / "docs" / "notes.md").write_text("# 笔记\n\n见[不存在的页](missing.md)。\n", encoding="utf-8")
     done = subprocess.run(["./dev.sh", "check"], cwd=copy, capture_output=True, text=True, timeout=600)
     assert done.returncode != 0
