@@ -187,12 +187,13 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
-def wait_for_processes_with(marker: str, within: float = 120) -> None:
-    """Return once a process whose command line holds marker runs: a test waits for the state it needs, however
-    long a loaded machine takes to get there (`within` only ends a test whose process never comes)."""
+def wait_for_processes_with(*markers: str, within: float = 120) -> None:
+    """Return once, for each marker, a process whose command line holds it runs (all at one moment): a test waits
+    for the state it needs, however long a loaded machine takes to get there (`within` only ends a test whose
+    processes never come)."""
     deadline = time.monotonic() + within
-    while not processes_with(marker):
-        assert time.monotonic() < deadline, f"no process with {marker!r} in its command line"
+    while not all(processes_with(marker) for marker in markers):
+        assert time.monotonic() < deadline, f"no processes with {markers!r} in their command lines at once"
         time.sleep(0.05)
 
 
