@@ -2,7 +2,7 @@
 # One entry point for the site: sets up .venv from the hashed lock, then runs the command.
 #   ./dev.sh build    build the site into site/ (strict: any problem fails)
 #   ./dev.sh serve    serve it at http://127.0.0.1:8000/autograd-series/ while you write
-#   ./dev.sh test     run the test suite
+#   ./dev.sh test [--fast]    run the test suite (--fast: all but the browser's, the real site's and the slow ones)
 #   ./dev.sh check    verify every block, then what a strict build checks besides (links, anchors, nav)
 #   ./dev.sh update | lock    the verification engine: repair drifted quotes and outputs | pin new files
 #   ./dev.sh new N "标题"    scaffold post N in docs/posts/ (and drop its announcement from mkdocs.yml)
@@ -77,12 +77,17 @@ case "$command" in
   build) exec mkdocs build --strict "$@" ;;
   serve) exec mkdocs serve "$@" ;;
   test)
+    # --fast deselects the tests marked browser, real_site or slow (pyproject.toml); every other argument is pytest's.
+    args=() fast=
+    for arg in "$@"; do
+      if [ "$arg" = --fast ]; then fast=1; else args+=("$arg"); fi
+    done
     # The browser tests inject axe-core, pinned in package-lock.json, into every page.
-    if [ "$(cat node_modules/.lock.sha256 2>/dev/null)" != "$(sha256sum package-lock.json | cut -d' ' -f1)" ]; then
+    if [ -z "$fast" ] && [ "$(cat node_modules/.lock.sha256 2>/dev/null)" != "$(sha256sum package-lock.json | cut -d' ' -f1)" ]; then
       command -v npm >/dev/null || { echo "dev.sh: the browser tests need npm (Node.js) to install axe-core" >&2; exit 2; }
       npm ci --no-audit --no-fund --silent && sha256sum package-lock.json | cut -d' ' -f1 > node_modules/.lock.sha256
     fi
-    exec python -m pytest "$@" ;;
+    exec python -m pytest ${fast:+-m "not browser and not real_site and not slow"} ${args[@]+"${args[@]}"} ;;
   check)
     # The engine first (it says the most about blocks); then MkDocs' own checks, as a strict build makes them.
     python -m codeproof check "$@"

@@ -4,19 +4,27 @@ from __future__ import annotations
 
 import atexit
 import difflib
+import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
+import time
+import zipfile
 from pathlib import Path
 
 import pytest
 from filelock import FileLock
 from hypothesis import settings
 
+from codeproof.common import filesystem
+from codeproof.common.structure import Limits
 from codeproof.series.config import in_ci, load_series
 from codeproof.experiments.cache import NO_CACHE_ENV
+from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import bwrap_works
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +46,19 @@ def pytest_xdist_auto_num_workers(config) -> int:
     Chromium, whose own processes do the work, for much of their time: a third worker keeps two cores busy
     (here the suite took 279 s so, 301 s with two)."""
     return (os.cpu_count() or 1) + 1
+
+
+# What a test of the real site uses: the pinned files fetched for it, its strict build (both below).
+REAL_SITE_FIXTURES = {"warm_cache", "built"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items):
+    """Every test that uses the real site is marked real_site (pyproject's markers): `./dev.sh test --fast` leaves
+    it out, and so every test added with those fixtures."""
+    for item in items:
+        if REAL_SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.real_site)
 
 
 def pytest_addoption(parser):
@@ -124,10 +145,15 @@ def site(tmp_path: Path, warm_cache: Path) -> Path:
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "requirements.txt", "sources.lock.json"):
         shutil.copy2(ROOT / name, copy / name)
-    for name in ("blobs", "sdist", "xref"):  # the verified upstream files (no network), their signed index
-        if (warm_cache / name).is_dir():
-            shutil.copytree(warm_cache / name, copy / ".cache" / name)
+    copy_warm_cache(warm_cache, copy)
     return copy
+
+
+def copy_warm_cache(warm_cache: Path, root: Path) -> None:
+    """The verified upstream files (no network) and their signed index, into root's .cache/."""
+    for name in ("blobs", "sdist", "xref"):
+        if (warm_cache / name).is_dir():
+            shutil.copytree(warm_cache / name, root / ".cache" / name)
 
 
 @pytest.fixture
@@ -144,6 +170,106 @@ def built(tmp_path_factory, warm_cache) -> Path:
         assert "WARNING" not in done.stderr
 
     return once_per_run(tmp_path_factory, "built", build)
+
+
+# --- processes --------------------------------------------------------------------------------
+
+
+def processes_with(marker: str) -> list[int]:
+    """Running processes (not zombies) whose command line holds marker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                    found += [int(entry.name)] if state not in ("Z", "X") else []
+            except OSError:
+                pass  # ended meanwhile
+    return found
+
+
+def wait_for_processes_with(*markers: str, within: float = 120) -> None:
+    """Return once, for each marker, a process whose command line holds it runs (all at one moment): a test waits
+    for the state it needs, however long a loaded machine takes to get there (`within` only ends a test whose
+    processes never come)."""
+    deadline = time.monotonic() + within
+    while not all(processes_with(marker) for marker in markers):
+        assert time.monotonic() < deadline, f"no processes with {markers!r} in their command lines at once"
+        time.sleep(0.05)
+
+
+def ctrl_c_as_at_a_terminal() -> None:
+    """preexec_fn of a child that a test interrupts: Ctrl-C does what it does at a terminal. A shell starts a
+    background job (`./dev.sh test ... &`) with SIGINT ignored, which every child inherits: the test's SIGINT
+    would never reach it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def read_only(monkeypatch, name: str) -> None:
+    """Writing beside the file `name` fails as on a read-only file system (root ignores file modes)."""
+    write_aside = filesystem._write_aside
+
+    def refusing(path, data, made, **how):
+        if path.name == name:
+            raise OSError(30, "Read-only file system", str(path))
+        write_aside(path, data, made, **how)
+
+    monkeypatch.setattr(filesystem, "_write_aside", refusing)
+
+
+# --- experiments' runs (test_experiments.py, test_containment.py, test_hook.py) -------------------------------
+
+REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
+SCRIPT = "experiments/x.py"
+SDIST_SHA256 = "7818c5c69ddf9efb7da74097bd741a4c7920133f41966f68537223a15ef798bc"  # of autograd-1.9.1.tar.gz
+
+
+def write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def printing(*lines: str) -> str:
+    """A script that prints these lines."""
+    return "".join(f"print({line!r})\n" for line in lines)
+
+
+def archive_entries(data: bytes) -> list[zipfile.ZipInfo]:
+    return zipfile.ZipFile(io.BytesIO(data)).infolist()
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A fake resource root: experiments/ and a requirements.txt."""
+    root = tmp_path / "resources"
+    (root / "experiments").mkdir(parents=True)
+    (root / "requirements.txt").write_text(REQUIREMENTS, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    return tmp_path / ".cache"
+
+
+@pytest.fixture
+def make_runner(root: Path, cache_dir: Path, tmp_path: Path):
+    """Runners over `root`, keyed by a test's own secret; every one is finished at the end of the test."""
+    runners: list[ExperimentRunner] = []
+
+    def make(timeout: float = 20, output_cap: int = 1024 * 1024, sandbox: str | None = None,
+             limits: Limits = Limits()) -> ExperimentRunner:
+        runner = ExperimentRunner(root, cache_dir=cache_dir, timeout=timeout, output_cap=output_cap,
+                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key", limits=limits)
+        runners.append(runner)
+        return runner
+
+    yield make
+    for runner in runners:
+        runner.finish()
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -17,30 +17,16 @@ from mkdocs.exceptions import Abort, BuildError
 
 from codeproof.__main__ import main as codeproof
 from conftest import ROOT
-from upstream import Upstream, make_upstream
+from upstream import FRONT_MATTER, NODE_INIT, Upstream, make_upstream
 
 SCRIPT = "experiments/show.py"
 SCRIPT_TEXT = 'import sys\n\nprint("node value 3")\nprint("parents []")\n'
 OUTPUT = "node value 3\nparents []"
 POST = f"""\
----
-title: "Fixture post"
-series: 1
-date: 2026-01-01
----
-
+{FRONT_MATTER}
 Some prose about `Node`.
 
-[REAL SOURCE]
-File: pkg/mod.py
-Symbol: Node.__init__
-
-```python
-    def __init__(self, value):
-        self.value = value
-        self.parents = []
-```
-
+{NODE_INIT}
 The script:
 
 [EXPERIMENT]

@@ -40,6 +40,7 @@ def run(tmp_path):
     return pytest_with
 
 
+@pytest.mark.slow
 def test_under_ci_a_skip_is_a_failure_that_says_why(run):
     done = run("true")
     assert done.returncode == 1, done.stdout
@@ -48,6 +49,7 @@ def test_under_ci_a_skip_is_a_failure_that_says_why(run):
     assert "skipped under CI=true, where every check must run: no second CPU" in done.stdout
 
 
+@pytest.mark.slow
 def test_elsewhere_a_skip_stays_a_skip(run):
     done = run(None)
     assert done.returncode == 0, done.stdout

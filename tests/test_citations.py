@@ -275,6 +275,7 @@ def test_a_citation_links_to_exactly_its_definition_or_nowhere_and_fails_only_wh
     assert LexborHTMLParser(linked).text() == LexborHTMLParser(page).text()  # the words are the same
 
 
+@pytest.mark.slow
 def test_the_strict_build_fails_exactly_on_an_explicit_citation_that_names_nothing_and_links_only_definitions(
         tmp_path):
     """The property above, through real builds of the fixture post: Hypothesis writes spans into its words. Both

@@ -7,13 +7,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from codeproof.__main__ import main
-from conftest import ROOT
+from codeproof.experiments.runner import RUN_PREFIX
+from conftest import ROOT, ctrl_c_as_at_a_terminal, processes_with, wait_for_processes_with
 from fixture_site import report
 from upstream import make_upstream
 
@@ -186,36 +185,26 @@ docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {commit}: qu
 
 
 def test_ctrl_c_during_update_stops_promptly_kills_the_run_and_leaves_the_post_whole(upstream):
-    """SIGINT while an experiment runs: exit 130 within seconds, no traceback, no process left, post unchanged."""
+    """SIGINT while an experiment runs: exit 130 with the experiment stopped (left to itself it would print `done`
+    after a minute, which the command's 20 s would not wait for), no traceback, no process left, post unchanged."""
     script = upstream.site / "experiments" / "slow.py"
     script.parent.mkdir()
     script.write_text("import os, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\nprint('done')\n")
     text = upstream.post.read_text() + "\n[OUTPUT]\nFile: experiments/slow.py\n\n```text\nold\n```\n"
     upstream.post.write_text(text)
     process = subprocess.Popen([sys.executable, "-m", "codeproof", "update", "--config", str(upstream.config())],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_at_a_terminal)
     # The state it needs, not a time: the experiment is under way (its run folder, named by the pid, in a command
-    # line). A loaded machine takes longer to get there; a signal before would stop Python's start instead.
-    deadline = time.monotonic() + 120
-    while not [p for p in Path("/proc").glob("[0-9]*") if _runs(p, f"codeproof-run-{process.pid}-")]:
-        assert process.poll() is None and time.monotonic() < deadline, "the experiment never started"
-        time.sleep(0.1)
-    started = time.monotonic()
+    # line). A signal before would stop Python's start instead.
+    runs = f"{RUN_PREFIX}{process.pid}-"
+    wait_for_processes_with(runs)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=20)
-    assert time.monotonic() - started < 10
     assert process.returncode == 130
     assert err == "interrupted: the experiments were stopped; every file is whole (posts are only ever replaced whole)\n"
     assert upstream.post.read_text() == text
-    # (its runs only: their folders are named by its pid; another process may run a slow.py meanwhile)
-    assert not [p for p in Path("/proc").glob("[0-9]*") if _runs(p, f"codeproof-run-{process.pid}-")]
-
-
-def _runs(proc: Path, script: str) -> bool:
-    try:
-        return script in (proc / "cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return False
+    assert processes_with(runs) == []  # its runs only: another process may run a slow.py meanwhile
 
 
 def test_update_lengthens_a_tilde_fence_that_the_recorded_output_would_close(upstream, capsys):

@@ -236,6 +236,7 @@ def test_a_docs_folder_that_does_not_exist_is_an_error(site, capsys):
     assert (code, capsys.readouterr().err) == (2, f"error: 1 problem:\n\n{site / 'nowhere'}:1: is not a folder of posts\n")
 
 
+@pytest.mark.slow
 def test_nested_aliases_in_mkdocs_yml_cost_no_more_than_mkdocs_own_loader(tmp_path):
     """A 'billion laughs' under extra (unused), 7 levels of 9 aliases: the key-line walker walks each aliased node
     once, as MkDocs' loader shares it (walking each alias anew, it takes many times MkDocs' own time and fails the

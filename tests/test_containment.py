@@ -30,8 +30,7 @@ from codeproof.experiments.sandbox import FIXED_ENV, SYSTEM_PATH, bwrap_works
 from codeproof.common.filesystem import FILE_HINT, LINK_HINT, RENAME_HINT
 from codeproof.common.structure import Limits, Problem
 from codeproof.experiments.resources import Resource, build_archive, read_resources
-from conftest import ROOT, mkdocs
-from test_experiments import SCRIPT, archive_entries, cache_dir, make_runner, printing, root, write  # noqa: F401
+from conftest import ROOT, SCRIPT, archive_entries, mkdocs, printing, processes_with, write
 
 HOSTILE = 'x"><img src=x onerror=alert(1)>.py'
 
@@ -58,21 +57,9 @@ def tree_digest(root: Path) -> dict[str, str]:
     return digests
 
 
-def processes_with(marker: str) -> list[int]:
-    """Running processes (not zombies) whose command line holds marker."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                    found += [int(entry.name)] if state not in ("Z", "X") else []
-            except OSError:
-                pass  # ended meanwhile
-    return found
-
-
-def all_gone(marker: str, within: float = 5.0) -> bool:
+def all_gone(marker: str, within: float = 30.0) -> bool:
+    """Whether the processes holding marker end: a killed process is gone at once, so `within` is only how long a
+    test waits before it says one was left (generous, for a loaded machine)."""
     deadline = time.monotonic() + within
     while processes_with(marker):
         if time.monotonic() > deadline:
@@ -85,7 +72,8 @@ def spawning(marker: str, body: str) -> str:
     """A script that starts sleepers (command lines holding marker) as `body` says, waiting until each runs."""
     return f"MARKER = {marker!r}\n" + '''\
 import os, subprocess, sys, time
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)", MARKER]
+# Left to itself, it says so on the stdout it shares with the script: a run that waited for it shows the line.
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(60); print('the sleeper woke', flush=True)", MARKER]
 
 
 def running(pid):
@@ -240,9 +228,7 @@ def test_the_environment_is_exactly_the_documented_one(root, run):
 
 def test_a_detached_child_holding_stdout_ends_with_the_script(root, run, marker):
     write(root, SCRIPT, spawning(marker, DETACHED))
-    started = time.monotonic()
-    result = run(timeout=20)
-    assert time.monotonic() - started < 10, "the run waited for the detached child"
+    result = run(timeout=20)  # had it waited for the child, the run would have timed out
     assert result.ok, result.stderr
     assert result.stdout == "parent done\n"
     assert all_gone(marker), "the detached child outlived the run"
@@ -250,18 +236,14 @@ def test_a_detached_child_holding_stdout_ends_with_the_script(root, run, marker)
 
 def test_a_detached_child_is_gone_after_a_time_out(root, run, marker):
     write(root, SCRIPT, spawning(marker, DETACHED + "time.sleep(60)\n"))
-    started = time.monotonic()
     result = run(timeout=2)
-    assert time.monotonic() - started < 2 + 4, "the run outlasted its time-out"
-    assert result.timed_out
+    assert result.timed_out and result.stdout == "parent done\n", "the run outlasted its time-out"
     assert all_gone(marker), "the detached child outlived the time-out"
 
 
 def test_a_double_forked_orphan_is_gone_when_the_run_ends(root, run, marker):
     write(root, SCRIPT, spawning(marker, ORPHAN))
-    started = time.monotonic()
-    result = run(timeout=20)
-    assert time.monotonic() - started < 10, "the run waited for the orphan"
+    result = run(timeout=20)  # had it waited for the orphan, the run would have timed out
     assert result.ok, result.stderr
     assert all_gone(marker), "the orphan outlived the run"
 
@@ -431,6 +413,7 @@ def make_site(root: Path, experiments: dict[str, str]) -> Path:
     return root
 
 
+# The two sites below are Material builds with the real series' pinned sdist: their tests are marked slow.
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory) -> Path:
     root = make_site(tmp_path_factory.mktemp("hostile"), {"ok.py": printing("ok"), HOSTILE: printing("hi")})
@@ -447,17 +430,20 @@ def linked_site(tmp_path_factory):
     return root / "site", mkdocs(root, "build", "--strict")
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_is_escaped_in_its_built_page(hostile_site):
     page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
     assert "<img" not in page
     assert _Page(page).text["h1"].rstrip("¶") == HOSTILE
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_is_the_title_of_its_built_page(hostile_site):
     page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
     assert _Page(page).text["title"] == f"{HOSTILE} - Containment"
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_downloads_under_its_own_name(hostile_site):
     page = (hostile_site / "experiments" / HOSTILE[: -len(".py")] / "index.html").read_text(encoding="utf-8")
     link = _Page(page).download
@@ -466,11 +452,13 @@ def test_a_hostile_file_name_downloads_under_its_own_name(hostile_site):
     assert (hostile_site / "experiments" / HOSTILE).read_text(encoding="utf-8") == printing("hi")
 
 
+@pytest.mark.slow
 def test_a_hostile_file_name_is_not_raw_html_in_the_search_index(hostile_site):
     index = (hostile_site / "search" / "search_index.json").read_text(encoding="utf-8")
     assert "<img" not in json.dumps(json.loads(index), ensure_ascii=False)  # Material shows its strings as HTML
 
 
+@pytest.mark.slow
 def test_a_symlink_in_experiments_fails_the_build_naming_it(linked_site):
     _, done = linked_site
     assert done.returncode == 1
@@ -478,6 +466,7 @@ def test_a_symlink_in_experiments_fails_the_build_naming_it(linked_site):
             f"\n  also at experiments/secrets.txt:1\n  hint: {LINK_HINT}") in done.stderr
 
 
+@pytest.mark.slow
 def test_a_symlink_in_experiments_is_published_nowhere(linked_site):
     site, _ = linked_site
     assert not any(site.iterdir())  # the build failed, so it left nothing to publish
@@ -510,9 +499,7 @@ def test_in_the_bwrap_sandbox_the_cache_key_cannot_be_read(root, make_runner, tm
 ])
 def test_a_run_that_plants_things_beside_its_copy_neither_hangs_nor_breaks_the_build(root, run, attack):
     write(root, SCRIPT, f"import os\n{attack}\nprint('ok')\n")
-    started = time.monotonic()
-    result = run(timeout=20)
-    assert time.monotonic() - started < 10
+    result = run(timeout=20)  # a run that hung would time out
     assert result.ok and result.stdout == "ok\n", result.stderr
     assert SCRIPT in result.inputs
 

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
-from conftest import ROOT, git
+from conftest import ROOT, copy_warm_cache, git
 
 
-def copy_of_the_repository(tmp_path):
-    """The repository's tracked files in a temp folder, sharing the set-up .venv (no reinstall)."""
+def copy_of_the_repository(tmp_path, warm_cache):
+    """The repository's tracked files in a temp folder, sharing the set-up .venv (no reinstall) and the run's
+    verified upstream files (no fetching)."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
     copy = tmp_path / "repo"
     for name in filter(None, (f.decode() for f in files)):
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, copy / name)
     (copy / ".venv").symlink_to(ROOT / ".venv")
+    copy_warm_cache(warm_cache, copy)
     return copy
 
 
-def test_check_fails_on_a_broken_link_that_only_mkdocs_sees(tmp_path):
-    copy = copy_of_the_repository(tmp_path)
+def test_check_fails_on_a_broken_link_that_only_mkdocs_sees(tmp_path, warm_cache):
+    copy = copy_of_the_repository(tmp_path, warm_cache)
     (copy / "docs" / "notes.md").write_text("# 笔记\n\n见[不存在的页](missing.md)。\n", encoding="utf-8")
     done = subprocess.run(["./dev.sh", "check"], cwd=copy, capture_output=True, text=True, timeout=600)
     assert done.returncode != 0
@@ -35,3 +38,17 @@ def test_the_repository_tracks_no_tool_state():
     assert "README.md" in tracked
     made_here = (".venv", "node_modules", "site", "test-artifacts", ".hypothesis", ".pytest_cache")
     assert [path for path in tracked if path.split("/")[0] in made_here or path.startswith(".cache")] == []
+
+
+def test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests():
+    """`./dev.sh test --fast` over a module of each mark and this one: only this module's unmarked tests are
+    collected, the others deselected (not skipped, which CI=true would fail); the other arguments reach pytest."""
+    modules = ["tests/test_browser.py", "tests/test_site.py", "tests/test_mutations.py", "tests/test_dev_sh.py"]
+    done = subprocess.run(["./dev.sh", "test", "--fast", "--collect-only", "-q", "-n", "0", *modules], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    collected = sorted(line for line in done.stdout.splitlines() if "::" in line)
+    assert collected == ["tests/test_dev_sh.py::test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests",
+                         "tests/test_dev_sh.py::test_the_repository_tracks_no_tool_state",
+                         "tests/test_mutations.py::test_every_switch_has_its_files"]
+    assert re.search(r"^3/\d+ tests collected \((\d+) deselected\)", done.stdout, re.M), done.stdout

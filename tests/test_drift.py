@@ -11,8 +11,7 @@ import yaml
 from codeproof.__main__ import main
 from codeproof.drift import Release, release_differs
 from codeproof.common.yamledit import with_values
-from conftest import git
-from test_transaction import read_only
+from conftest import git, read_only
 from upstream import module_history
 
 V1 = '''\

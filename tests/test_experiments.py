@@ -9,7 +9,7 @@ import io
 import json
 import logging
 import os
-import textwrap
+import uuid
 import zipfile
 from importlib import metadata
 from pathlib import Path
@@ -24,28 +24,14 @@ from codeproof.experiments.cache import NO_CACHE_ENV
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import FIXED_ENV, NO_SANDBOX_IN_CI, SANDBOX_HINT, SANDBOX_NOTES
 from codeproof.experiments.resources import ZIP_EPOCH, build_archive, read_resources
-from codeproof.common.structure import Limits, Problem, Tolerance
+from codeproof.common.structure import Problem, Tolerance
+from conftest import SCRIPT, SDIST_SHA256, archive_entries, printing, wait_for_processes_with, write
 from fixture_site import SCRIPT as FIXTURE_SCRIPT, make_site, report
 
-REQUIREMENTS = "autograd==1.9.1\nnumpy==2.2.6\nmkdocs==1.6.1\n"
 POST = "docs/posts/x.md"
-SCRIPT = "experiments/x.py"
-SDIST_SHA256 = "7818c5c69ddf9efb7da74097bd741a4c7920133f41966f68537223a15ef798bc"  # of autograd-1.9.1.tar.gz
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def write(root: Path, relative: str, text: str) -> Path:
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
-
-
-def printing(*lines: str) -> str:
-    """A script that prints these lines."""
-    return "".join(f"print({line!r})\n" for line in lines)
 
 
 def output_post(recorded: str, tolerance: str | None = None) -> str:
@@ -71,37 +57,6 @@ def edit_cache_entry(runner: ExperimentRunner, script: str, **changes) -> None:
 
 
 # --- fixtures ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A fake resource root: experiments/ and a requirements.txt."""
-    root = tmp_path / "resources"
-    (root / "experiments").mkdir(parents=True)
-    (root / "requirements.txt").write_text(REQUIREMENTS, encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def cache_dir(tmp_path: Path) -> Path:
-    return tmp_path / ".cache"
-
-
-@pytest.fixture
-def make_runner(root: Path, cache_dir: Path, tmp_path: Path):
-    """Runners over `root`, keyed by a test's own secret; every one is finished at the end of the test."""
-    runners: list[ExperimentRunner] = []
-
-    def make(timeout: float = 20, output_cap: int = 1024 * 1024, sandbox: str | None = None,
-             limits: Limits = Limits()) -> ExperimentRunner:
-        runner = ExperimentRunner(root, cache_dir=cache_dir, timeout=timeout, output_cap=output_cap,
-                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key", limits=limits)
-        runners.append(runner)
-        return runner
-
-    yield make
-    for runner in runners:
-        runner.finish()
 
 
 @pytest.fixture
@@ -231,19 +186,18 @@ def test_output_past_the_cap_kills_the_run_and_is_reported(root, build):
 
 
 def test_two_experiments_run_at_the_same_time(root, make_runner, monkeypatch):
-    """Each run has its own scratch folder, so they cannot meet there: their (wall-clock) spans must overlap.
-    The runner runs as many scripts at once as there are CPUs: two here, whatever this machine has."""
+    """Each run has its own scratch folder, so they cannot meet there: both are under way at one moment (each
+    would run for a minute). The runner runs as many scripts at once as there are CPUs: two here, whatever this
+    machine has."""
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    for me in ("a", "b"):
-        write(root, f"experiments/{me}.py", "import time\nstart = time.time()\ntime.sleep(1.5)\nprint(start, time.time())\n")
+    scripts = [f"experiments/{me}_{uuid.uuid4().hex}.py" for me in ("a", "b")]  # in their runs' command lines
+    for script in scripts:
+        write(root, script, "import time\ntime.sleep(60)\n")
     runner = make_runner()
-    scripts = ["experiments/a.py", "experiments/b.py"]
     for script in scripts:
         runner.start(script)
-    results = [runner.result(script) for script in scripts]
-    assert all(result.ok for result in results), [result.stderr for result in results]
-    (a_start, a_end), (b_start, b_end) = ([float(t) for t in result.stdout.split()] for result in results)
-    assert a_start < b_end and b_start < a_end, "the two runs did not overlap"
+    wait_for_processes_with(*scripts)
+    runner.cancel()
 
 
 def test_the_fixed_environment_reaches_the_script_and_stdin_is_empty(root, build, monkeypatch):
@@ -465,10 +419,6 @@ def archive(root: Path, name: str = "S"):
     files, problems = read_resources(root)
     assert problems == []
     return build_archive(root, name, files)
-
-
-def archive_entries(data: bytes) -> list[zipfile.ZipInfo]:
-    return zipfile.ZipFile(io.BytesIO(data)).infolist()
 
 
 def archive_text(data: bytes, name: str) -> str:

@@ -400,6 +400,7 @@ def test_the_guard_names_what_a_figure_on_a_page_may_not_hold():
 FIXTURE_FIGURE = f"[FIGURE]\nFile: {SCRIPT}\nFigure: f.svg\nAlt: 一条线与字母 t\n\nThe end."
 
 
+@pytest.mark.slow
 def test_a_built_post_shows_the_figure_in_a_verified_card_with_the_outputs_stamp(tmp_path):
     site = make_site(tmp_path, material=True)
     (site.root / SCRIPT).write_text(WRITE.format(svg=SVG), encoding="utf-8")

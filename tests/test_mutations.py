@@ -21,6 +21,7 @@ def test_every_switch_has_its_files():
     assert set(FILES) == set(SWITCHES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SWITCHES))
 def test_switching_a_safeguard_off_fails_a_test_marked_for_it(name):
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS")}

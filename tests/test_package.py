@@ -62,6 +62,7 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+@pytest.mark.slow
 def test_a_wheel_of_the_package_carries_every_module_and_template(wheel):
     with zipfile.ZipFile(wheel) as archive:
         packed = {name for name in archive.namelist() if name.startswith("codeproof/")}
@@ -70,6 +71,7 @@ def test_a_wheel_of_the_package_carries_every_module_and_template(wheel):
     assert packed == files
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_checks_a_site(wheel, tmp_path):
     """Installed as a wheel (not editable, ahead of the editable one on the path), the engine checks a fixture
     site: a subpackage left out of pyproject.toml fails here."""

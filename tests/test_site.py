@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 from urllib.parse import urljoin, urlparse
 from xml.etree import ElementTree
 
@@ -19,27 +20,32 @@ from codeproof.common.kinds.registry import BlockKind
 from conftest import ROOT
 from site_text import fold, read_page
 
-BASELINE = "90dbeb8d23f0222b0124eaf961f1209db0cf4333"
-POSTS = {
-    "posts/numpy-primitive-vjp/": "000_c56526ffbeeeeb79.txt",
-    "posts/custom-primitive/": "001_dee660e05c6cacba.txt",
-}
-SECTIONS = ["本文目标", "Mental Model", "必要的数学", "一个最小例子", "对应的 Autograd 源码", "调用时序", "源码 walkthrough",
-            "STATE SNAPSHOT", "实验验证", "理论与源码的对应关系", "几个自测问题", "小结", "下一篇", "参考资料"]
+BASELINE = load_series(ROOT / "mkdocs.yml").baseline.commit
+POSTS = sorted(f"posts/{post.stem}/" for post in (ROOT / "docs" / "posts").glob("*.md"))  # every post, by its file
+assert POSTS, "no post in docs/posts/"
+# A post's sections, in order: those the scaffold of `./dev.sh new` gives it (a heading may add to a section's name).
+SECTIONS = re.findall(r"^## (.+)$", (ROOT / "hooks" / "codeproof" / "templates" / "new_post.md").read_text(encoding="utf-8"),
+                      re.M)
 SEEDS = ROOT / "tests" / "reference" / "seeds"  # the published posts as readers saw them (copied from shared/seeds)
+pytestmark = pytest.mark.real_site
 
 
 @pytest.mark.parametrize("url", POSTS)
 def test_each_post_has_every_section_in_order(built, url):
+    assert len(SECTIONS) > 1
     headings = read_page(built, url).headings
     positions = [next(i for i, h in enumerate(headings) if h.startswith(s)) for s in SECTIONS]
     assert positions == sorted(positions)
 
 
+def source(url: str) -> Path:
+    """The file of the post published at `url` (posts/<file name>/)."""
+    return (ROOT / "docs" / url.rstrip("/")).with_suffix(".md")
+
+
 def front_matter(url: str) -> dict:
-    """The front matter of the post published at `url` (posts/<file name>/), as its author wrote it."""
-    text = (ROOT / "docs" / url.rstrip("/")).with_suffix(".md").read_text(encoding="utf-8")
-    return yaml.safe_load(text.split("---\n")[1])
+    """The front matter of the post published at `url`, as its author wrote it."""
+    return yaml.safe_load(source(url).read_text(encoding="utf-8").split("---\n")[1])
 
 
 @pytest.mark.parametrize("url", POSTS)
@@ -131,9 +137,10 @@ def test_every_published_script_is_on_the_overview_with_the_posts_that_use_it(bu
 
 def test_the_overview_lists_published_posts_as_links_and_announced_ones_as_text(built):
     page = read_page(built, "")
-    assert "Broadcasting 的反向传播" in page.folded and "Mini Autograd：实现与源码对读" in page.folded
-    assert "../posts/custom-primitive/" not in page.links  # the overview is at the root
-    assert "posts/custom-primitive/" in page.links and "posts/numpy-primitive-vjp/" in page.links
+    titled = [title for title in load_series(ROOT / "mkdocs.yml").announced.values() if title]
+    assert titled and all(fold(title) in page.folded for title in titled)
+    assert not [url for url in POSTS if f"../{url}" in page.links]  # the overview is at the root
+    assert [url for url in POSTS if url in page.links] == POSTS
     assert BASELINE in page.folded and "python -B experiments/<name>.py" in page.folded
 
 
@@ -184,10 +191,19 @@ def seed_lines(seed: str):
         yield line
 
 
-@pytest.mark.parametrize("url, seed", POSTS.items())
-def test_no_prose_of_the_seed_is_lost(built, url, seed):
+def seeds() -> list[Path]:
+    found = sorted(SEEDS.glob("*.txt"))
+    assert found, f"no seed in {SEEDS}"
+    return found
+
+
+@pytest.mark.parametrize("seed", seeds(), ids=lambda seed: seed.name)
+def test_no_prose_of_the_seed_is_lost(built, seed):
+    """Each seed's prose is in the post that bears its title (the seed's third line, after the date)."""
+    text = seed.read_text(encoding="utf-8")
+    [url] = [url for url in POSTS if front_matter(url)["title"] == text.splitlines()[2]]
     rendered = read_page(built, url).folded
-    missing = [line for line in seed_lines((SEEDS / seed).read_text(encoding="utf-8")) if fold(line) not in rendered]
+    missing = [line for line in seed_lines(text) if fold(line) not in rendered]
     assert missing == []
 
 
@@ -201,9 +217,19 @@ def test_the_overview_links_the_archive_with_its_real_size_and_sha256(built):
     assert f"{len(data):,} 字节" in page.folded and hashlib.sha256(data).hexdigest() in page.folded
 
 
-@pytest.mark.parametrize("post, script", [
-    ("posts/numpy-primitive-vjp/", "numpy_primitives"), ("posts/custom-primitive/", "custom_primitive"),
-])
+def scripts_of_posts() -> list:
+    """Every post with each script its blocks name (experiments/<name>.py): (post, name)."""
+    found = []
+    for url in POSTS:
+        parsed, _ = read_post(source(url), url)
+        names = {Path(block.fields["File"]).stem for block in parsed.blocks
+                 if block.fields.get("File", "").startswith("experiments/")}
+        found += [pytest.param(url, name, id=f"{url}{name}") for name in sorted(names)]
+    assert found, "no post names a script"
+    return found
+
+
+@pytest.mark.parametrize("post, script", scripts_of_posts())
 def test_each_post_links_its_published_script_which_is_viewable_and_downloadable(built, post, script):
     assert f"../../experiments/{script}/" in read_page(built, post).links
     script_page = read_page(built, f"experiments/{script}/")

@@ -262,6 +262,7 @@ def test_the_outline_of_a_file_lists_its_definitions_where_the_package_uses_them
     assert rows["LIMIT"].css("small a") == []  # used nowhere, quoted nowhere
 
 
+@pytest.mark.slow
 def test_without_source_pages_cards_link_to_github_and_nothing_is_generated(tmp_path):
     site = make_site(tmp_path, material=True)
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
@@ -301,6 +302,7 @@ def test_a_card_line_that_is_not_its_file_line_less_indentation_links_nothing():
     assert "<a" not in link_card_names(card_html(shown.format("\t")), unsealed, [(file, 1, links)])  # not the engine's card
 
 
+@pytest.mark.slow
 def test_with_ci_the_cross_references_are_computed_afresh_though_the_process_has_them(tmp_path, monkeypatch):
     files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode()}
     said = []
@@ -320,6 +322,7 @@ TWO_NAMES = ('<span class="n">a</span> = <span class="n">foo</span>()\n'
              '<span class="n">b</span> = <span class="n">bar</span>()\n')
 
 
+@pytest.mark.slow
 def test_a_file_with_a_lone_carriage_return_links_no_card_name_to_another_names_definition(tmp_path):
     # parso (as Python) breaks a line at a lone CR; the card's lines are the file's split at LF alone.
     files = {"pkg/__init__.py": b"", "pkg/core.py": TWO.encode(), "pkg/user.py": LONE_CR.encode()}
@@ -416,6 +419,7 @@ def twice(x):
 '''
 
 
+@pytest.mark.slow
 def test_a_file_whose_name_holds_url_signs_is_reached_by_every_link_to_it(tmp_path):
     out = built_with_package(tmp_path, {"odd #1?%.py": "from .core import helper\n\n\ndef twice(x):\n    return helper(x) * 2\n",
                                         "core.py": "def helper(x):\n    return x\n"}, ODD_POST)
@@ -459,6 +463,7 @@ def test_a_published_source_page_and_the_package_map(built, golden, name, path):
     golden(f"published-{name}.html", re.sub(r"(autograd|Python|numpy) [0-9.]+", r"\1 <version>", html) + "\n")
 
 
+@pytest.mark.slow
 def test_links_in_the_upstream_tree_are_left_out_and_never_fail_the_build(tmp_path):
     """Upstream content is data: an absolute link (which stopped every build with a traceback) and a relative
     one in the baseline's tree are not published, and the regular files are."""
@@ -478,6 +483,7 @@ def test_links_in_the_upstream_tree_are_left_out_and_never_fail_the_build(tmp_pa
     assert not (out / "source" / "pkg" / "passwd.py").exists() and not (out / "source" / "pkg" / "again.py").exists()
 
 
+@pytest.mark.slow
 def test_upstream_files_are_published_as_data_never_as_pages(tmp_path):
     """A folder the posts quote may hold HTML, SVG or Markdown: published as text (.txt added), so a browser
     renders none of it on the site's origin and MkDocs makes no page of it (a README.md broke the strict build)."""
@@ -552,6 +558,7 @@ print(primitive(Box), user.check)
 '''
 
 
+@pytest.mark.slow
 def test_an_experiment_card_and_its_scripts_page_link_the_packages_names_to_their_definitions(tmp_path):
     package = {"__init__.py": "", "core.py": CORE, "user.py": USER}
     out = built_with_package(tmp_path, package, WITH_EXPERIMENT, _script=("experiments/use.py", USING))
@@ -583,6 +590,7 @@ Symbol: odd
 ## 内部''')
 
 
+@pytest.mark.slow
 def test_a_cards_copy_gives_its_lines_exactly_tabs_entities_and_markup_included(tmp_path):
     package = {"__init__.py": "", "core.py": CORE, "user.py": USER, "text.py": ODD_TEXT}
     out = built_with_package(tmp_path, package, ODD_TEXT_POST)

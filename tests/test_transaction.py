@@ -15,7 +15,7 @@ import pytest
 from codeproof.common import filesystem
 from codeproof.common.filesystem import JOURNAL, recover, write_together
 from codeproof.series.config import SeriesConfigError, load_series
-from conftest import ROOT
+from conftest import ROOT, ctrl_c_as_at_a_terminal, read_only
 
 OLD = {"docs/posts/a.md": b"old a\n", "mkdocs.yml": b"old config\n", "requirements.txt": b"old pins\n",
        "sources.lock.json": b"old lock\n"}
@@ -77,7 +77,7 @@ def leftovers(root: Path) -> list[str]:
 
 def child(root: Path, stop: int, how: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", CHILD, str(root), str(stop), how, repr(NEW)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+                          capture_output=True, text=True, cwd=ROOT, timeout=60, preexec_fn=ctrl_c_as_at_a_terminal)
 
 
 def test_every_file_is_written_and_nothing_is_left_beside_them(tmp_path):
@@ -153,18 +153,6 @@ def test_a_command_finishes_an_interrupted_change_first_and_says_so(tmp_path, ca
     assert capsys.readouterr().err.startswith(
         f"note: finished an interrupted change of 4 files: {', '.join(OLD)}\n")
     assert leftovers(root) == []
-
-
-def read_only(monkeypatch, name: str) -> None:
-    """Writing beside the file `name` fails as on a read-only file system (root ignores file modes)."""
-    write_aside = filesystem._write_aside
-
-    def refusing(path, data, made, **how):
-        if path.name == name:
-            raise OSError(30, "Read-only file system", str(path))
-        write_aside(path, data, made, **how)
-
-    monkeypatch.setattr(filesystem, "_write_aside", refusing)
 
 
 def test_a_change_that_cannot_write_a_file_changes_nothing(tmp_path, monkeypatch):

@@ -36,15 +36,15 @@ box_types = {
 '''
 MODULE_V2 = MODULE_V1.replace("return x + 1", "return x + 2")
 
-POST = '''\
+# The fixture post's front matter and its quote of Node.__init__ (fixture_site.py's post starts so too).
+FRONT_MATTER = '''\
 ---
 title: "Fixture post"
 series: 1
 date: 2026-01-01
 ---
-
-Some prose.
-
+'''
+NODE_INIT = '''\
 [REAL SOURCE]
 File: pkg/mod.py
 Symbol: Node.__init__
@@ -54,7 +54,12 @@ Symbol: Node.__init__
         self.value = value
         self.parents = []
 ```
+'''
+POST = f'''\
+{FRONT_MATTER}
+Some prose.
 
+{NODE_INIT}
 More prose.
 
 [REAL SOURCE]
