@@ -200,6 +200,25 @@ def test_two_experiments_run_at_the_same_time(root, make_runner, monkeypatch):
     runner.cancel()
 
 
+def test_a_run_that_starts_while_the_build_is_cancelled_is_stopped_too(root, make_runner, monkeypatch):
+    """Ctrl-C may come after a run's supervisor has started and before the runner has listed it: it is stopped all
+    the same (left alone, it would sleep a minute and end well)."""
+    from codeproof.experiments import runner as running
+
+    write(root, SCRIPT, "import time\ntime.sleep(60)\n")
+    runner = make_runner()
+    started = running.subprocess.Popen
+
+    class CancelledAsItStarts(started):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            runner.cancel()  # before _supervised lists this process
+
+    monkeypatch.setattr(running.subprocess, "Popen", CancelledAsItStarts)
+    result = runner.result(SCRIPT)
+    assert (result.ok, result.timed_out) == (False, False)
+
+
 def test_the_fixed_environment_reaches_the_script_and_stdin_is_empty(root, build, monkeypatch):
     names = ("PYTHONHASHSEED", "TZ", "OMP_NUM_THREADS")
     for name, outside in zip(names, ("random", "Asia/Shanghai", "8")):

@@ -106,6 +106,7 @@ class ExperimentRunner:
         self._published: tuple[list[Resource], list[Problem]] | None = None
         self._by_path: tuple[dict[str, bytes], dict[str, Problem]] = ({}, {})  # the same, by path
         self._running: set[subprocess.Popen] = set()  # supervisors under way, for cancel()
+        self._cancelled = False  # set by cancel(), under _lock: a supervisor started after it is stopped at once
 
     @property
     def sandbox(self) -> str:
@@ -141,6 +142,7 @@ class ExperimentRunner:
         Their scratch folders are removed by the runs' own threads; the cache keeps only whole entries."""
         self._pool.shutdown(wait=False, cancel_futures=True)
         with self._lock:
+            self._cancelled = True
             running = list(self._running)
         for process in running:
             _signal(process, signal.SIGTERM)
@@ -261,6 +263,9 @@ class ExperimentRunner:
         )
         with self._lock:
             self._running.add(process)
+            cancelled = self._cancelled  # cancel() came while it started: it did not see this one
+        if cancelled:
+            _signal(process, signal.SIGTERM)
         overflow = threading.Event()
         streams = [bytearray(), bytearray()]
         readers = [
