@@ -9,6 +9,7 @@ import io
 import json
 import logging
 import os
+import time
 import uuid
 import zipfile
 from importlib import metadata
@@ -25,7 +26,7 @@ from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import FIXED_ENV, NO_SANDBOX_IN_CI, SANDBOX_HINT, SANDBOX_NOTES
 from codeproof.experiments.resources import ZIP_EPOCH, build_archive, read_resources
 from codeproof.common.structure import Problem, Tolerance
-from conftest import SCRIPT, SDIST_SHA256, archive_entries, printing, wait_for_processes_with, write
+from conftest import SCRIPT, SDIST_SHA256, archive_entries, printing, processes_with, wait_for_processes_with, write
 from fixture_site import SCRIPT as FIXTURE_SCRIPT, make_site, report
 
 POST = "docs/posts/x.md"
@@ -200,23 +201,27 @@ def test_two_experiments_run_at_the_same_time(root, make_runner, monkeypatch):
     runner.cancel()
 
 
-def test_a_run_that_starts_while_the_build_is_cancelled_is_stopped_too(root, make_runner, monkeypatch):
-    """Ctrl-C may come after a run's supervisor has started and before the runner has listed it: it is stopped all
-    the same (left alone, it would sleep a minute and end well)."""
+@pytest.mark.parametrize("after", [0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05])
+def test_a_run_cancelled_in_its_first_moments_is_stopped_with_nothing_of_it_left(root, make_runner, monkeypatch,
+                                                                                 after):
+    """Ctrl-C may come as a run's supervisor (or the sandbox around it) is still starting, before the runner has
+    listed it: it is stopped all the same, and nothing of it runs on (left alone, it would sleep a minute; a signal
+    to bubblewrap in its first milliseconds once left the sandbox running, orphaned)."""
     from codeproof.experiments import runner as running
 
-    write(root, SCRIPT, "import time\ntime.sleep(60)\n")
+    script = f"experiments/first_moments_{uuid.uuid4().hex}.py"  # in its run's command lines
+    write(root, script, "import time\ntime.sleep(60)\n")
     runner = make_runner()
-    started = running.subprocess.Popen
 
-    class CancelledAsItStarts(started):
+    class CancelledAsItStarts(running.subprocess.Popen):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
+            time.sleep(after)
             runner.cancel()  # before _supervised lists this process
 
     monkeypatch.setattr(running.subprocess, "Popen", CancelledAsItStarts)
-    result = runner.result(SCRIPT)
-    assert (result.ok, result.timed_out) == (False, False)
+    result = runner.result(script)
+    assert (result.ok, result.timed_out, processes_with(script)) == (False, False, [])
 
 
 def test_the_fixed_environment_reaches_the_script_and_stdin_is_empty(root, build, monkeypatch):

@@ -45,6 +45,7 @@ log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info
 LIMIT_NAMES = tuple(Limits.__dataclass_fields__)  # the order in which the supervisor reads them
 RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
+CANCEL_SEEN_WITHIN = 0.1  # seconds a run's thread takes at most to see that the build was cancelled
 # The supervisor's program, run as `python -B -c SUPERVISOR …` (see supervisor): its text, not its path, so that
 # nothing of the repository need be seen in the sandbox.
 SUPERVISOR = Path(supervisor.__file__).read_text(encoding="utf-8")
@@ -105,8 +106,8 @@ class ExperimentRunner:
         self._probe_lock = threading.Lock()  # scripts start on several threads; the sandbox is probed once
         self._published: tuple[list[Resource], list[Problem]] | None = None
         self._by_path: tuple[dict[str, bytes], dict[str, Problem]] = ({}, {})  # the same, by path
-        self._running: set[subprocess.Popen] = set()  # supervisors under way, for cancel()
-        self._cancelled = False  # set by cancel(), under _lock: a supervisor started after it is stopped at once
+        self._running: set[Supervised] = set()  # supervisors under way, for cancel()
+        self._cancelled = False  # set by cancel(): every run still going is then stopped by its own thread
 
     @property
     def sandbox(self) -> str:
@@ -144,8 +145,19 @@ class ExperimentRunner:
         with self._lock:
             self._cancelled = True
             running = list(self._running)
-        for process in running:
-            _signal(process, signal.SIGTERM)
+        for run in running:
+            run.ask_to_end()
+
+    def _wait(self, run: Supervised, deadline: float) -> bool:
+        """Wait for the supervisor to end, until the deadline (then True: timed out) or until the build is cancelled
+        (then False, and the caller stops the run: cancel() may have come before this run was listed)."""
+        while run.process.poll() is None and not self._cancelled:
+            try:
+                run.process.wait(timeout=max(0.0, min(deadline - time.monotonic(), CANCEL_SEEN_WITHIN)))
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    return True
+        return False
 
     def cache_entry(self, script: str) -> Path:
         """Where the last good run of `script` with this toolchain is kept."""
@@ -248,7 +260,8 @@ class ExperimentRunner:
     def _supervised(self, script: str, run_dir: Path, record: int) -> RunResult:
         cwd = run_dir / "resources"
         calls = [graph_call(call) for call in self._calls.get(script, ())]
-        argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(cwd), script,
+        lifeline, asking_end = os.pipe()  # see Supervised
+        argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(lifeline), str(cwd), script,
                 *(str(getattr(self.limits, name)) for name in LIMIT_NAMES), "0", json.dumps(calls), TRACE]
         if self.sandbox == "bwrap":
             readable = (self.python_path,) if self.python_path else ()
@@ -257,31 +270,31 @@ class ExperimentRunner:
                 give(run_dir, NOBODY)
                 argv[-3] = str(NOBODY)
         started = time.monotonic()
-        process = subprocess.Popen(
-            argv, cwd=cwd, env=run_env(run_dir, self.python_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, pass_fds=(record,),
-        )
+        try:
+            process = subprocess.Popen(
+                argv, cwd=cwd, env=run_env(run_dir, self.python_path), stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, pass_fds=(record, lifeline),
+            )
+        except BaseException:
+            os.close(asking_end)
+            raise
+        finally:
+            os.close(lifeline)
+        run = Supervised(process, asking_end)
         with self._lock:
-            self._running.add(process)
-            cancelled = self._cancelled  # cancel() came while it started: it did not see this one
-        if cancelled:
-            _signal(process, signal.SIGTERM)
+            self._running.add(run)
         overflow = threading.Event()
         streams = [bytearray(), bytearray()]
         readers = [
-            threading.Thread(target=self._drain, args=(pipe, buffer, streams, overflow, process), daemon=True)
+            threading.Thread(target=self._drain, args=(pipe, buffer, streams, overflow, run), daemon=True)
             for pipe, buffer in zip((process.stdout, process.stderr), streams)
         ]
         for reader in readers:
             reader.start()
-        timed_out = False
-        try:
-            process.wait(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        _stop(process)  # a no-op when the supervisor ended by itself, having ended every descendant
+        timed_out = self._wait(run, started + self.timeout)
+        run.stop()  # a no-op when the supervisor ended by itself, having ended every descendant
         with self._lock:
-            self._running.discard(process)
+            self._running.discard(run)
         for reader in readers:
             reader.join(STOP_GRACE)
         timed_out = timed_out or any(reader.is_alive() for reader in readers)  # a pipe still held: never expected
@@ -323,7 +336,7 @@ class ExperimentRunner:
         return {name: input_digest(files, name) for name in sorted(names)}
 
     def _drain(self, pipe, buffer: bytearray, streams: list[bytearray], overflow: threading.Event,
-               process: subprocess.Popen) -> None:
+               run: Supervised) -> None:
         """Read one pipe; the cap holds for stdout and stderr together."""
         with pipe:
             for chunk in iter(lambda: pipe.read1(65536), b""):
@@ -332,7 +345,7 @@ class ExperimentRunner:
                     buffer.extend(chunk[: max(room, 0)])
                 if len(chunk) > room:
                     overflow.set()
-                    _signal(process, signal.SIGTERM)  # the supervisor ends the script and its descendants
+                    run.ask_to_end()  # the supervisor ends the script and its descendants
                     return
 
 
@@ -366,26 +379,34 @@ def _read_record(fd: int, record: bytearray) -> None:
             record.extend(chunk[: RECORD_CAP + 1 - len(record)])
 
 
-def _signal(process: subprocess.Popen, signum: int) -> None:
-    try:
-        process.send_signal(signum)
-    except ProcessLookupError:
-        pass
+class Supervised:
+    """A supervisor under way, and the write end of its lifeline: the runner asks the run to end by closing it,
+    never by a signal to the process it started. That process may be bubblewrap, and a SIGTERM that reaches it
+    before it has tied its sandbox's life to its own ends bubblewrap alone: the sandbox runs on, orphaned,
+    holding the output pipes. The supervisor sees the pipe close whenever it has started."""
 
+    def __init__(self, process: subprocess.Popen, asking_end: int):
+        self.process = process
+        self._asking_end: int | None = asking_end
+        self._lock = threading.Lock()  # the run's thread, its output readers and cancel() may all ask
 
-def _stop(process: subprocess.Popen) -> None:
-    """Ask the supervisor (or the sandbox) to end the run; kill its process group if it does not in time."""
-    if process.poll() is not None:
-        return
-    _signal(process, signal.SIGTERM)
-    try:
-        process.wait(STOP_GRACE)
-    except subprocess.TimeoutExpired:
+    def ask_to_end(self) -> None:
+        with self._lock:
+            if self._asking_end is not None:
+                os.close(self._asking_end)
+                self._asking_end = None
+
+    def stop(self) -> None:
+        """Ask the run to end; kill the process group if it has not ended in time. Ends the lifeline either way."""
+        self.ask_to_end()
         try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait()
+            self.process.wait(STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.process.wait()
 
 
 def _today() -> str:

@@ -1,7 +1,7 @@
 """The supervisor of one experiment run: the program the runner starts to run a script contained.
 
-It runs as `python -B -c <this file's text> <record fd> <resource folder> <script> <limits> <nobody> <calls>
-<trace code>` in the run's resource folder (runner.ExperimentRunner, inside the sandbox where there is one): the
+It runs as `python -B -c <this file's text> <record fd> <lifeline fd> <resource folder> <script> <limits> <nobody>
+<calls> <trace code>` in the run's resource folder (runner.ExperimentRunner, inside the sandbox where there is one): the
 limits as Limits' four numbers in its field order, then the user to become (sandbox.NOBODY in a root build's
 sandbox, else 0: stay), then the graphs to trace as a JSON list of [function, argument] and tracing.TRACE. Its
 text is given on the command line, not its path, so the sandbox shows nothing of the repository; it imports the
@@ -9,8 +9,10 @@ standard library only, so nothing of the engine is in the experiment's process. 
 
 - It makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER): every process the script leaves behind,
   however it detached (setsid, double fork), is re-parented to it. When the script ends, or the runner stops the
-  run (time-out, output cap) with SIGTERM, it kills and reaps every descendant before it exits, so no child holds
-  the output pipes or outlives the run.
+  run (time-out, output cap, Ctrl-C) by closing its end of the lifeline pipe, it kills and reaps every descendant
+  before it exits, so no child holds the output pipes or outlives the run. The runner asks through a pipe, not
+  with a signal: a SIGTERM that reaches bubblewrap before bubblewrap has tied its sandbox's life to its own ends
+  bubblewrap alone, and the sandbox runs on, orphaned.
 - It sets the limits (memory, processes, file size, CPU time) on the script's process and stays outside them, so
   it can always end the run; which one a script hit, the child tells the runner through the record (`limit`).
 
@@ -27,6 +29,7 @@ The child runs the script in this module's own globals (those of `__main__`), cl
 the child calls after that (`limit_shown`, the hook) uses builtins and its own locals only, never a global.
 """
 
+import _thread  # in every interpreter already; threading would add a module to the script's process
 import ctypes
 import json
 import os
@@ -44,12 +47,12 @@ class Run:
     experiment's process holds no module (typing, dataclasses) that the supervisor alone would need."""
 
     def __init__(self, argv: list[str]):
-        self.record_fd, self.script = int(argv[1]), argv[3]
-        self.inside = argv[2]  # the run's resource folder: only what lies under it is recorded
-        self.memory_mib, self.processes, self.file_size_mib, self.cpu_seconds = map(int, argv[4:8])
-        self.nobody = int(argv[8])  # the user to become, or 0: stay
-        self.calls = json.loads(argv[9])  # the graphs to trace once the script has run: [function, argument]
-        self.trace_code = argv[10]
+        self.record_fd, self.lifeline_fd, self.script = int(argv[1]), int(argv[2]), argv[4]
+        self.inside = argv[3]  # the run's resource folder: only what lies under it is recorded
+        self.memory_mib, self.processes, self.file_size_mib, self.cpu_seconds = map(int, argv[5:9])
+        self.nobody = int(argv[9])  # the user to become, or 0: stay
+        self.calls = json.loads(argv[10])  # the graphs to trace once the script has run: [function, argument]
+        self.trace_code = argv[11]
 
 
 def rlimits(run: Run) -> list[tuple[int, int, int]]:
@@ -97,11 +100,19 @@ def recorder(inside: str, emit):
 
 
 class Stop(Exception):
-    """The runner asked the run to end (SIGTERM): time-out or output cap."""
+    """The run is to end: the runner closed the lifeline (time-out, output cap, Ctrl-C), or the sandbox went away."""
 
 
 def stop(signum, frame):
     raise Stop
+
+
+def end_when_asked(lifeline_fd: int, main_thread: int) -> None:
+    """A thread of the supervisor: nothing is ever written to the lifeline; when the runner closes its end (or
+    goes away), the main thread gets SIGTERM, which ends the run as a time-out does."""
+    while os.read(lifeline_fd, 1):
+        pass
+    signal.pthread_kill(main_thread, signal.SIGTERM)
 
 
 def experiment(run: Run) -> None:
@@ -203,6 +214,7 @@ def exit_code(status: int) -> int:
 def main(argv: list[str]) -> None:
     run = Run(argv)
     os.set_inheritable(run.record_fd, False)  # the script's own children do not get it
+    os.set_inheritable(run.lifeline_fd, False)
     libc = ctypes.CDLL(None, use_errno=True)
     prctl = getattr(libc, "prctl", None)
     if prctl is None or prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
@@ -226,11 +238,15 @@ def main(argv: list[str]) -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # held until the parent is in its try below
     child = os.fork()
     if child == 0:
+        os.close(run.lifeline_fd)  # the script's to end only by ending
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         experiment(run)
         return
+    # Started after the fork, so the child is not a copy of a process with threads; it holds SIGTERM blocked, as
+    # the main thread does until its try, so a SIGTERM from outside (PR_SET_PDEATHSIG) goes to the main thread.
+    _thread.start_new_thread(end_when_asked, (run.lifeline_fd, _thread.get_ident()))
     status = None
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # a pending SIGTERM raises Stop here
