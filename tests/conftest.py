@@ -21,6 +21,7 @@ from filelock import FileLock
 from hypothesis import settings
 
 from codeproof.common import filesystem
+from codeproof.common.signing import default_key_file, machine_secret
 from codeproof.common.structure import Limits
 from codeproof.series.config import in_ci, load_series
 from codeproof.experiments.cache import NO_CACHE_ENV
@@ -30,10 +31,15 @@ from codeproof.experiments.sandbox import bwrap_works
 ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["ci_skips", "mutations"]
 
-# The user's cache (the experiment cache's key, the cross-references that clones share) is this test process's own:
-# no test reads what the developer's builds left there, nor leaves anything there.
-os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codeproof-test-cache-")
-atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
+# The user's cache (the cache's signing key, the cross-references that clones share) is the run's own: no test reads
+# what the developer's builds left there, nor leaves anything there. The pytest process makes it and its key; the
+# xdist workers, started from it, inherit both, so what one worker's build signs (the warm cache, the real site's
+# build) is valid in every other. Each test then gets a folder of its own holding that key (own_user_cache).
+if not os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codeproof-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
+    machine_secret(default_key_file())
+RUN_KEY = default_key_file()
 
 # CI explores the same examples every run, so a submission's result does not depend on luck;
 # locally each run explores new ones.
@@ -85,6 +91,16 @@ def golden(request):
                         "(if the change is meant, run `./dev.sh test --update-golden` and review the diff)", pytrace=False)
 
     return check
+
+
+@pytest.fixture(autouse=True)
+def own_user_cache(tmp_path_factory, monkeypatch):
+    """Each test's user cache is empty but for the run's key: what a test leaves there (a cross-reference index
+    that clones share) never reaches another test, so none depends on which ran before it in its worker."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    (folder / RUN_KEY.parent.name).mkdir()
+    (folder / RUN_KEY.parent.name / RUN_KEY.name).symlink_to(RUN_KEY)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
 
 
 @pytest.fixture(autouse=True)

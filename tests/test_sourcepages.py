@@ -535,12 +535,23 @@ def test_a_new_clone_of_the_same_pin_takes_the_cross_references_from_the_users_c
 
 
 def test_cross_references_are_the_same_from_workers_and_without_them(tmp_path, monkeypatch):
-    """The files are shared among worker processes; a worker that fails leaves its files to the build itself."""
+    """A package's files are shared among worker processes; a worker that fails leaves its files to the build
+    itself, which also does a small package alone."""
     files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode(),
              "pkg/builtins.py": SHADOW.encode()}
+    in_process = xref._compute(files, "k")
+    resolve_here = xref._references
+
+    def only_nothing_here(root, paths, *rest):
+        assert paths == [], "resolved in the build's process"
+        return resolve_here(root, paths, *rest)
+
+    monkeypatch.setattr(xref, "IN_PROCESS_BYTES", 0)
+    monkeypatch.setattr(xref, "_references", only_nothing_here)
     in_workers = xref._compute(files, "k")
+    monkeypatch.setattr(xref, "_references", resolve_here)
     monkeypatch.setattr(xref, "WORKER", "import sys; sys.exit(3)")
-    assert xref._compute(files, "k") == in_workers
+    assert xref._compute(files, "k") == in_workers == in_process
     assert in_workers.references["pkg/user.py"]
 
 

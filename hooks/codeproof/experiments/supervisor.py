@@ -29,7 +29,6 @@ The child runs the script in this module's own globals (those of `__main__`), cl
 the child calls after that (`limit_shown`, the hook) uses builtins and its own locals only, never a global.
 """
 
-import _thread  # in every interpreter already; threading would add a module to the script's process
 import ctypes
 import json
 import os
@@ -100,19 +99,25 @@ def recorder(inside: str, emit):
 
 
 class Stop(Exception):
-    """The run is to end: the runner closed the lifeline (time-out, output cap, Ctrl-C), or the sandbox went away."""
+    """A SIGTERM came: the sandbox or the build went away (PR_SET_PDEATHSIG), or someone ended the run by hand."""
 
 
 def stop(signum, frame):
     raise Stop
 
 
-def end_when_asked(lifeline_fd: int, main_thread: int) -> None:
-    """A thread of the supervisor: nothing is ever written to the lifeline; when the runner closes its end (or
-    goes away), the main thread gets SIGTERM, which ends the run as a time-out does."""
-    while os.read(lifeline_fd, 1):
-        pass
-    signal.pthread_kill(main_thread, signal.SIGTERM)
+def ended_or_asked(child: int, lifeline_fd: int) -> int | None:
+    """The child's wait status once it ends, or None once the runner closes the lifeline (or goes away): the main
+    thread waits for both at once. (A thread that read the lifeline and signalled the main thread lost the signal
+    at times, when it came just before the main thread's wait began: the run went on until the runner killed it.)"""
+    import select  # here, after the fork: the script's process gets no module that `python script` would not
+
+    try:
+        child_fd = os.pidfd_open(child)
+    except OSError as error:  # Linux before 5.3
+        sys.exit(f"codeproof: cannot wait for the experiment: pidfd_open: {error.strerror} (Linux 5.3 or newer)")
+    readable, _, _ = select.select([child_fd, lifeline_fd], [], [])
+    return os.waitpid(child, 0)[1] if child_fd in readable else None
 
 
 def experiment(run: Run) -> None:
@@ -244,13 +249,10 @@ def main(argv: list[str]) -> None:
         prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         experiment(run)
         return
-    # Started after the fork, so the child is not a copy of a process with threads; it holds SIGTERM blocked, as
-    # the main thread does until its try, so a SIGTERM from outside (PR_SET_PDEATHSIG) goes to the main thread.
-    _thread.start_new_thread(end_when_asked, (run.lifeline_fd, _thread.get_ident()))
     status = None
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # a pending SIGTERM raises Stop here
-        status = os.waitpid(child, 0)[1]
+        status = ended_or_asked(child, run.lifeline_fd)
     except Stop:
         pass
     finally:

@@ -153,14 +153,17 @@ def _compute(sources: dict[str, bytes], key: str, log=lambda message: None) -> X
         _write_tree(root, sources)
         paths = sorted(sources, key=lambda p: -len(sources[p]))  # the longest first: workers end together
         workers = max(1, min(os.cpu_count() or 1, MAX_WORKERS, len(paths)))
-        references = _in_workers(root, [paths[n::workers] for n in range(workers)], len(paths), log)
-        for path in paths:
-            if path not in references:  # a worker failed: its files are done here
-                references.update(_references(root, [path]))
+        small = sum(map(len, sources.values())) < IN_PROCESS_BYTES
+        references = {} if small else _in_workers(root, [paths[n::workers] for n in range(workers)], len(paths), log)
+        # A small package, or the files of a worker that failed, are done here.
+        references.update(_references(root, [path for path in paths if path not in references]))
     return XrefIndex({path: references[path] for path in sorted(sources)}, definitions, key)
 
 
 MAX_WORKERS = 4
+# A worker's start (a Python process importing jedi) costs about a second: a package smaller than this is resolved
+# faster in the build's own process (a few small files take jedi a fraction of that).
+IN_PROCESS_BYTES = 32_000
 # A worker: reads {"root", "paths"} as JSON, prints each file's references as a JSON line once it has them. Its
 # own process (not multiprocessing's spawn, which would import the build's main module again).
 WORKER = "from codeproof.site.xref import serve_worker; serve_worker()"
