@@ -61,10 +61,13 @@ REAL_SITE_FIXTURES = {"warm_cache", "built"}
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items):
     """Every test that uses the real site is marked real_site (pyproject's markers): `./dev.sh test --fast` leaves
-    it out, and so every test added with those fixtures."""
+    it out, and so every test added with those fixtures. Then the heavy tests are put first."""
     for item in items:
         if REAL_SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.real_site)
+    # The heavy tests go first (and pyproject's `--dist load` hands out one test at a time as workers free up):
+    # started last, one would run on alone while the other workers sat idle.
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
 def pytest_addoption(parser):
@@ -143,13 +146,9 @@ def once_per_run(tmp_path_factory, name: str, make) -> Path:
 
 
 @pytest.fixture(scope="session")
-def warm_cache(tmp_path_factory) -> Path:
-    """The real pinned files, fetched once (from the cache, git or PyPI) for the whole run."""
-    def fetch(_folder: Path) -> None:
-        done = subprocess.run([sys.executable, "-m", "codeproof", "check"], cwd=ROOT, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-
-    once_per_run(tmp_path_factory, "warm-cache-checked", fetch)
+def warm_cache(built) -> Path:
+    """The real pinned files (from the cache, git or PyPI) and their cross-references, signed with the run's key:
+    the real site's build (below) fetches and computes them once for the whole run, into the repository's cache."""
     return ROOT / ".cache"
 
 
@@ -178,7 +177,7 @@ def series(site: Path):
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory, warm_cache) -> Path:
+def built(tmp_path_factory) -> Path:
     """The real site, built once with --strict for the whole run, as CI and readers get it."""
     def build(site_dir: Path) -> None:
         done = mkdocs(ROOT, "build", "--strict", "--site-dir", str(site_dir))

@@ -3,11 +3,16 @@ plain values, so what a build decides can be asked of it directly."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import jinja2
+import yaml
 
 from codeproof.build import SiteBuild
 from codeproof.engine import Engine
 from codeproof.series.config import load_series
+from conftest import ROOT
 from fixture_site import SCRIPT, make_site
 
 
@@ -58,3 +63,34 @@ def test_a_build_proves_each_page_once_before_any_renders(tmp_path, monkeypatch)
     assert built is not None, log
     assert sorted(proved) == ["docs/index.md", "docs/posts/p.md"]
     assert rendered and all(count == 2 for _, count in rendered)  # every proof made before the first page renders
+
+
+def test_the_next_build_in_a_process_compiles_only_the_theme_templates_that_changed(tmp_path, monkeypatch):
+    """MkDocs makes a new Jinja environment for each build (each `serve` rebuild): the theme's templates are
+    compiled once a process, and an edited override again, so the page shows the edit. (Material's own plugins
+    compile their language partials in environments of their own, every build.)"""
+    site = make_site(tmp_path, material=True)
+    overrides = site.root / "overrides"
+    shutil.copytree(ROOT / "overrides", overrides)
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["theme"]["custom_dir"] = str(overrides)
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    compiled, compile_template = [], jinja2.Environment.compile
+
+    def counted(env, source, name=None, *rest, **named):
+        compiled.append(name)
+        return compile_template(env, source, name, *rest, **named)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counted)
+    assert site.build()[0]
+    theme = {"main.html", "base.html", "partials/header.html", "partials/footer.html"}
+    assert theme <= set(compiled)
+    compiled.clear()
+    assert site.build()[0]
+    assert theme & set(compiled) == set()
+    main = overrides / "main.html"
+    edited = main.read_text(encoding="utf-8").replace("{% block extrahead %}", "{% block extrahead %}<!-- edited -->", 1)
+    main.write_text(edited, encoding="utf-8")
+    out, log = site.build()
+    assert [name for name in compiled if name in theme] == ["main.html"], log
+    assert "<!-- edited -->" in (out / "posts" / "p" / "index.html").read_text(encoding="utf-8")

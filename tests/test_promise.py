@@ -182,6 +182,7 @@ def edited_file(root, what: str) -> Path:
     return blobs[0]
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 @pytest.mark.kills("guard")  # tests/mutations.py: without the guard, an inserted hand-made card is published
 def test_any_edit_of_a_post_or_what_it_quotes_fails_at_its_line_or_publishes_only_verified_lines(site):
@@ -307,6 +308,7 @@ def figure_site(tmp_path_factory):
     return make_site(tmp_path_factory.mktemp("figures"))
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_any_edit_of_a_drawing_or_its_block_fails_or_publishes_only_what_the_script_drew(figure_site):
     """The script's drawing gains a hostile part, or the post's [FIGURE] block is edited: the strict build fails, or

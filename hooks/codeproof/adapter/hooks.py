@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+
+import jinja2
 from urllib.parse import quote, urljoin
 
 from mkdocs.exceptions import PluginError
@@ -24,6 +26,32 @@ from codeproof.site.tables import TableCells
 
 THEME = Path(__file__).parent / "theme"  # the theme templates of the pages the build adds
 PREVIEW_IMAGE = "assets/og.png"  # what a shared link shows (overrides/assets/), also the feeds' image
+
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    """The theme's templates, compiled, for the process's next builds. MkDocs makes a new Jinja environment for each
+    build, which compiled Material's templates again (half a second a build, each `serve` rebuild). Kept by the
+    template's name and file, its source's checksum and what else changes the compiled code, so an edited template
+    (an override) is compiled anew; in memory only, never on disk."""
+
+    def __init__(self):
+        self._code: dict[tuple, object] = {}
+
+    @staticmethod
+    def _key(bucket: jinja2.bccache.Bucket) -> tuple:
+        env = bucket.environment
+        return (bucket.key, bucket.checksum, tuple(sorted(env.extensions)), env.autoescape, env.finalize,
+                env.block_start_string, env.variable_start_string, env.comment_start_string, env.line_statement_prefix,
+                env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized)
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        bucket.code = self._code.get(self._key(bucket))
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[self._key(bucket)] = bucket.code
+
+
+COMPILED_TEMPLATES = CompiledTemplates()  # one a process: hooks/series.py is loaded anew with each configuration
 
 
 class SeriesHooks:
@@ -61,6 +89,10 @@ class SeriesHooks:
             search_plugin.config.jieba_dict_user = str(Path(config.config_file_path).parent
                                                        / search_plugin.config.jieba_dict_user)
         return config
+
+    def on_env(self, env, config, files):
+        env.bytecode_cache = COMPILED_TEMPLATES
+        return env
 
     def on_files(self, files, config):
         build = self.build
