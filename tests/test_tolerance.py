@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import math
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -12,7 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.series.blocks import parse_post, parse_tolerance
 from codeproof.experiments.compare import OutOfTolerance, Reconciled, output_diff, outputs_match, reconcile
-from codeproof.common.structure import Tolerance
+from codeproof.common.structure import Tolerance, number_text
 from fixture_site import SCRIPT, SCRIPT_TEXT, make_site, report
 
 pytestmark = pytest.mark.kills("tolerance")  # tests/mutations.py
@@ -141,20 +141,45 @@ perturbed = st.tuples(finite, st.floats(min_value=-1e-5, max_value=1e-5), st.flo
 tolerances = st.builds(Tolerance, rel=st.sampled_from([1e-9, 1e-7, 1e-6]), abs=st.sampled_from([0.0, 1e-12]))
 
 
+def exactly_close(recorded: str, printed: str, tolerance: Tolerance) -> bool:
+    """math.isclose's rule in exact rational arithmetic, on the numbers as written."""
+    x, y = Fraction(recorded), Fraction(printed)
+    return abs(x - y) <= max(Fraction(tolerance.rel) * max(abs(x), abs(y)), Fraction(tolerance.abs))
+
+
 @given(st.lists(perturbed, min_size=1, max_size=4), tolerances)
 def test_a_number_is_accepted_and_unmarked_exactly_when_it_is_within_tolerance(numbers, tolerance):
     """Each line records x and prints x scaled and shifted a little: a line is kept as recorded, and left
-    out of the diff, if and only if math.isclose accepts its number."""
+    out of the diff, if and only if its number is within tolerance, as math.isclose's rule measures it exactly."""
     pairs = [(x, x * (1 + scale) + shift) for x, scale, shift in numbers]
     recorded = "\n".join(f"v{k} = {x!r}" for k, (x, _) in enumerate(pairs))
     printed = "\n".join(f"v{k} = {y!r}" for k, (_, y) in enumerate(pairs))
-    close = [math.isclose(x, y, rel_tol=tolerance.rel, abs_tol=tolerance.abs) for x, y in pairs]
+    close = [exactly_close(repr(x), repr(y), tolerance) for x, y in pairs]
     reconciled = reconcile(recorded, printed, tolerance)
     assert outputs_match(recorded, printed, tolerance) == all(close)
     assert reconciled.lines == [f"v{k} = {x if ok else y!r}" for k, ((x, y), ok) in enumerate(zip(pairs, close))]
     marked = {line[1:] for line in output_diff(recorded, reconciled, "a.py", tolerance).splitlines()
               if line.startswith("-v")}
     assert marked == {f"v{k} = {x!r}" for k, ((x, _), ok) in enumerate(zip(pairs, close)) if not ok}
+
+
+written = st.builds("{}.{}e{}".format, st.integers(-99, 99), st.integers(0, 10 ** 17), st.integers(-999, 999))
+
+
+@given(written, written, st.integers(-3, 3), tolerances)
+def test_numbers_past_a_doubles_range_are_compared_as_written(a, b, nudge, tolerance):
+    """As floats, 1e400 and 2e400 are both inf, 1e-400 and 2e-400 both 0.0, and each pair compared equal. Two
+    numbers, any exponent, the second also the first moved in its last digit: accepted exactly when they are close."""
+    mantissa, exponent = a.split("e")
+    for printed in (b, f"{mantissa}{abs(nudge)}e{exponent}"):
+        assert outputs_match(f"x = {a}", f"x = {printed}", tolerance) == exactly_close(a, printed, tolerance)
+
+
+def test_a_difference_past_a_doubles_range_is_named_as_written():
+    number = OutOfTolerance(0, "1e400", "2e400")
+    assert (number_text(number.relative, 2), number_text(number.absolute, 2)) == ("0.5", "1e400")
+    assert not outputs_match("x = 1e-400", "x = 2e-400", REL)
+    assert outputs_match("x = 1e-400", "x = 2e-400", Tolerance(rel=1e-7, abs=1e-300))
 
 
 # --- on the fixture site -------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 
 from codeproof.common.kinds.base import Kind
 
@@ -56,9 +57,11 @@ def report(problems: list[Problem]) -> str:
 # --- blocks ----------------------------------------------------------------------------------------
 
 
-def number_text(x: float, digits: int | None = None) -> str:
-    """A float as an author writes it (1e-7, not Python's 1e-07): exactly, or to `digits` significant digits."""
-    mantissa, _, exponent = (f"{x:.{digits}g}" if digits else repr(x)).partition("e")
+def number_text(x: float | Decimal, digits: int | None = None) -> str:
+    """A number as an author writes it (1e-7, not Python's 1e-07): exactly, or to `digits` significant digits (a
+    Decimal past a double's range too: 1e400)."""
+    shown = f"{x:.{digits}g}" if digits else str(x).lower() if isinstance(x, Decimal) else repr(x)
+    mantissa, _, exponent = shown.partition("e")
     return f"{mantissa}e{int(exponent)}" if exponent else mantissa
 
 

@@ -12,6 +12,7 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, field
+from decimal import MAX_EMAX, MIN_EMIN, Decimal, localcontext
 
 from codeproof.common.structure import Tolerance
 
@@ -40,13 +41,16 @@ class OutOfTolerance:
     printed: str
 
     @property
-    def absolute(self) -> float:
-        return abs(float(self.recorded) - float(self.printed))
+    def absolute(self) -> float | Decimal:
+        with _exact_enough(self.recorded, self.printed):
+            return _as_float(abs(Decimal(self.recorded) - Decimal(self.printed)))
 
     @property
-    def relative(self) -> float:
+    def relative(self) -> float | Decimal:
         """The difference over the larger magnitude, as math.isclose measures it."""
-        return self.absolute / max(abs(float(self.recorded)), abs(float(self.printed)))
+        with _exact_enough(self.recorded, self.printed):
+            a, b = Decimal(self.recorded), Decimal(self.printed)
+            return _as_float(abs(a - b) / max(abs(a), abs(b)))
 
 
 @dataclass
@@ -83,11 +87,31 @@ def _reconcile_line(index: int, want: str, got: str, tolerance: Tolerance, out: 
     """`got` with each number within tolerance of its recorded one written as recorded (the texts are equal)."""
     parts, recorded = NUMBER_RE.split(got), NUMBER_RE.split(want)
     for k in range(1, len(parts), 2):
-        if math.isclose(float(recorded[k]), float(parts[k]), rel_tol=tolerance.rel, abs_tol=tolerance.abs):
+        if within(recorded[k], parts[k], tolerance):
             parts[k] = recorded[k]
         else:
             out.append(OutOfTolerance(index, recorded[k], parts[k]))
     return "".join(parts)
+
+
+def within(recorded: str, printed: str, tolerance: Tolerance) -> bool:
+    """Whether two numbers as written are within tolerance, as math.isclose measures it, on the numbers themselves:
+    as floats, two different numbers past a double's range both read as inf (or as 0.0) and would compare equal."""
+    a, b = Decimal(recorded), Decimal(printed)
+    with _exact_enough(recorded, printed):
+        return abs(a - b) <= max(Decimal(tolerance.rel) * max(abs(a), abs(b)), Decimal(tolerance.abs))
+
+
+def _exact_enough(*numbers: str):
+    """Arithmetic with more digits than the numbers are written with, and any exponent: a difference is exact
+    where it can matter (numbers of about one size), and never overflows."""
+    return localcontext(prec=max(map(len, numbers)) + 30, Emax=MAX_EMAX, Emin=MIN_EMIN)
+
+
+def _as_float(x: Decimal) -> float | Decimal:
+    """A float where one holds the number (messages show it as they always have), else the Decimal."""
+    near = float(x)
+    return near if math.isfinite(near) and (near != 0 or x == 0) else x
 
 
 def outputs_match(recorded: str, actual: str, tolerance: Tolerance | None = None) -> bool:
