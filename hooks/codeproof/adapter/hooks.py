@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-
-import jinja2
 from urllib.parse import quote, urljoin
 
+import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel

@@ -42,15 +42,14 @@ class OutOfTolerance:
 
     @property
     def absolute(self) -> float | Decimal:
-        with _exact_enough(self.recorded, self.printed):
-            return _as_float(abs(Decimal(self.recorded) - Decimal(self.printed)))
+        return _as_float(_apart(self.recorded, self.printed)[0])
 
     @property
     def relative(self) -> float | Decimal:
         """The difference over the larger magnitude, as math.isclose measures it."""
+        difference, larger = _apart(self.recorded, self.printed)
         with _exact_enough(self.recorded, self.printed):
-            a, b = Decimal(self.recorded), Decimal(self.printed)
-            return _as_float(abs(a - b) / max(abs(a), abs(b)))
+            return _as_float(difference / larger)
 
 
 @dataclass
@@ -97,9 +96,16 @@ def _reconcile_line(index: int, want: str, got: str, tolerance: Tolerance, out: 
 def within(recorded: str, printed: str, tolerance: Tolerance) -> bool:
     """Whether two numbers as written are within tolerance, as math.isclose measures it, on the numbers themselves:
     as floats, two different numbers past a double's range both read as inf (or as 0.0) and would compare equal."""
+    difference, larger = _apart(recorded, printed)
+    with _exact_enough(recorded, printed):
+        return difference <= max(Decimal(tolerance.rel) * larger, Decimal(tolerance.abs))
+
+
+def _apart(recorded: str, printed: str) -> tuple[Decimal, Decimal]:
+    """How far apart two numbers as written are, and the larger magnitude (what math.isclose weighs against)."""
     a, b = Decimal(recorded), Decimal(printed)
     with _exact_enough(recorded, printed):
-        return abs(a - b) <= max(Decimal(tolerance.rel) * max(abs(a), abs(b)), Decimal(tolerance.abs))
+        return abs(a - b), max(abs(a), abs(b))
 
 
 def _exact_enough(*numbers: str):
