@@ -11,65 +11,120 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-venv=.venv
-stamp="$venv/.requirements.sha256"
-# uv installs the lock several times faster than pip. It comes from PyPI, pinned and hashed in
-# requirements-uv.lock, into .cache/; where it cannot be had (or with DEV_SH_NO_UV=1), pip does the same work.
-uv_pin="uv==0.13.8"
-uv_home=.cache/uv
+# Tool state never comes from the repository, which can hold any path (a committed .venv/bin/python would run
+# here). What dev.sh keeps (uv, axe-core, the record of each .venv it made) lives in the user's cache, keyed by
+# the repository's real path as the engine keys its own (hooks/codeproof/common/usercache.py).
+cache_home="${XDG_CACHE_HOME:-$HOME/.cache}/codeproof"
+state="$cache_home/repositories/$(printf %s "$(pwd -P)" | sha256sum | cut -c1-32)"
 export UV_PYTHON_DOWNLOADS=never  # uv uses the python3 it is given and never downloads one
+export UV_NO_CONFIG=1  # and reads no uv.toml, of the repository's or anyone's
+
+refuse() {  # refuse WHAT HINT
+  echo "dev.sh: $1" >&2
+  echo "  hint: $2" >&2
+  exit 2
+}
+
+# git as the engine runs it (common/gitrun.py): no system or global configuration, no fsmonitor program.
+tracked_in() {
+  GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c core.fsmonitor=false ls-files -z -- "$1" 2>/dev/null | head -c 1
+}
+
+# A folder that must stay in the tree (.venv, where editors look for it) is trusted only when git tracks nothing
+# in it, it is no link, and the record dev.sh wrote when it made it names this very folder (device and inode).
+made_here() {  # made_here FOLDER: prints the content key its record holds; refuses a folder dev.sh did not make
+  local folder=$1 record="$state/$1.record"
+  [ -z "$(tracked_in "$folder")" ] || refuse "$folder/ holds files that git tracks: a committed $folder/ would run as if this machine had made it" \
+    "git rm -r --cached $folder && rm -rf $folder (dev.sh makes it)"
+  if [ -L "$folder" ] || { [ -e "$folder" ] && [ ! -d "$folder" ]; }; then
+    refuse "$folder is a link or a file, not a folder dev.sh made" "delete it (rm $folder): dev.sh makes $folder/ itself"
+  fi
+  [ -e "$folder" ] || return 0
+  local identity made key
+  identity=$(stat -c '%d:%i' "$folder")
+  read -r made key 2>/dev/null <"$record" || true
+  [ "${made:-}" = "$identity" ] || refuse "$folder/ was not made by dev.sh on this machine (no record of it in $state)" \
+    "delete it (rm -rf $folder): dev.sh makes it again from the hashed lock"
+  echo "${key:-}"
+}
+
+# uv installs the lock several times faster than pip. It comes from PyPI, pinned and hashed in
+# requirements-uv.lock, into the user's cache; where it cannot be had (or with DEV_SH_NO_UV=1), pip does the same
+# work. Its binary is checked before each use against the hash that the verified wheel's RECORD gives.
+uv_pin="uv==0.13.8"
+uv_home="$cache_home/uv/$(sha256sum requirements-uv.lock | cut -c1-32)"
+uv="$uv_home/bin/uv"
 
 have_uv() {
   [ -z "${DEV_SH_NO_UV:-}" ] || return 1
-  local want
-  want=$(sha256sum requirements-uv.lock | cut -d' ' -f1)
-  if [ "$(cat "$uv_home/.lock.sha256" 2>/dev/null)" != "$want" ]; then
-    rm -rf "$uv_home" && mkdir -p "$uv_home"
+  local recorded
+  recorded=$(cat "$uv_home.sha256" 2>/dev/null || true)
+  if [ -z "$recorded" ] || [ "$(sha256sum "$uv" 2>/dev/null | cut -d' ' -f1)" != "$recorded" ]; then
+    rm -rf "$uv_home" "$uv_home.sha256" && mkdir -p "$uv_home"
     echo "dev.sh: fetching uv, the installer ($uv_pin, hashed in requirements-uv.lock)..." >&2
     # Into a folder of its own, which neither a system Python's guard (PEP 668) nor a user's pip settings refuse.
     PIP_REQUIRE_VIRTUALENV=0 PIP_USER=0 python3 -m pip install --quiet --disable-pip-version-check \
       --require-hashes --only-binary :all: --no-deps --target "$uv_home" \
-      -r requirements-uv.lock >"$uv_home/install.log" 2>&1 \
-      || { echo "dev.sh: uv could not be installed (see $uv_home/install.log); installing with pip" >&2; return 1; }
-    echo "$want" > "$uv_home/.lock.sha256"
+      -r requirements-uv.lock >"$uv_home.log" 2>&1 \
+      || { echo "dev.sh: uv could not be installed (see $uv_home.log); installing with pip" >&2; return 1; }
+    # The binary's SHA-256 as the wheel (its hash pinned) records it, kept beside the folder, not in it.
+    python3 -c 'import base64, sys
+for line in open(sys.argv[1]):
+    name, digest, _ = line.rsplit(",", 2)
+    if name.endswith("/bin/uv"):
+        print(base64.urlsafe_b64decode(digest.removeprefix("sha256=") + "==").hex())' \
+      "$uv_home"/uv-*.dist-info/RECORD >"$uv_home.sha256"
+    [ "$(sha256sum "$uv" | cut -d' ' -f1)" = "$(cat "$uv_home.sha256")" ] \
+      || { echo "dev.sh: the installed uv is not the binary its wheel records; installing with pip" >&2; return 1; }
   fi
 }
 
 # After a pin changes in requirements.txt: the locks are written before any install, which would read them.
 if [ "${1:-}" = lock-requirements ]; then
-  have_uv || { echo "dev.sh: lock-requirements needs uv (unset DEV_SH_NO_UV, or see $uv_home/install.log)" >&2; exit 2; }
+  have_uv || { echo "dev.sh: lock-requirements needs uv (unset DEV_SH_NO_UV, or see $uv_home.log)" >&2; exit 2; }
   # Pins for the Python that dev.sh needs; the hashes cover every platform's files of each pinned release.
-  "$uv_home/bin/uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
+  "$uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
     --custom-compile-command "./dev.sh lock-requirements" -o requirements.lock requirements.txt
-  echo "$uv_pin" | "$uv_home/bin/uv" pip compile --quiet --generate-hashes \
+  echo "$uv_pin" | "$uv" pip compile --quiet --generate-hashes \
     --custom-compile-command "./dev.sh lock-requirements" -o requirements-uv.lock -
   exit
 fi
 
+# CODEPROOF_VENV names an environment its caller made and vouches for (the tests share theirs with copies of the
+# repository); else .venv/, made here.
+venv=${CODEPROOF_VENV:-.venv}
 want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+made=$want
+[ -n "${CODEPROOF_VENV:-}" ] || made=$(made_here .venv)  # (exits here when it refuses)
+if [ "$made" != "$want" ]; then
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 11, 5))' || { echo "dev.sh: Python 3.11.5+ is needed (the pinned packages require it)" >&2; exit 2; }
   started=$SECONDS
   echo "dev.sh: installing the $(grep -c '^[a-z]' requirements.lock) pinned packages of requirements.lock into .venv (once; it takes some seconds)..." >&2
+  rm -rf "$venv" "$state/.venv.record"
   # The engine, importable as `codeproof` from anywhere (see pyproject.toml), is installed editable and
   # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
+  mkdir -p "$state"
+  # Made, not yet installed: an install that fails is made again by the next run, not refused as another's.
+  record_venv() { echo "$(stat -c '%d:%i' "$venv") $1" >"$state/.venv.record"; }
   if have_uv; then
     python3 -m venv --without-pip "$venv"
+    record_venv unfinished
     # Compiled as pip does: else the first build compiles every module and MkDocs logs their DeprecationWarnings.
     # uv's own lines say each phase as it ends (resolved, built, prepared, installed, compiled); not the list.
-    "$uv_home/bin/uv" pip install --python "$venv/bin/python" --compile-bytecode --require-hashes -r requirements.lock \
+    "$uv" pip install --python "$venv/bin/python" --compile-bytecode --require-hashes -r requirements.lock \
       2>&1 | sed -u -e '/^ [+-] /d' -e 's/^/  uv: /' >&2
-    "$uv_home/bin/uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation --editable .
+    "$uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation --editable .
   else
     python3 -m venv "$venv"
+    record_venv unfinished
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
   fi
-  echo "$want" > "$stamp"
+  record_venv "$want"
   echo "dev.sh: installed in $((SECONDS - started)) s" >&2
 fi
 export NO_MKDOCS_2_WARNING=1
-export PATH="$PWD/$venv/bin:$PATH"
+export PATH="$(cd "$venv" && pwd)/bin:$PATH"
 
 command=${1:-}
 shift || true
@@ -82,10 +137,15 @@ case "$command" in
     for arg in "$@"; do
       if [ "$arg" = --fast ]; then fast=1; else args+=("$arg"); fi
     done
-    # The browser tests inject axe-core, pinned in package-lock.json, into every page.
-    if [ -z "$fast" ] && [ "$(cat node_modules/.lock.sha256 2>/dev/null)" != "$(sha256sum package-lock.json | cut -d' ' -f1)" ]; then
+    # The browser tests inject axe-core, pinned in package-lock.json, into every page: installed into the user's
+    # cache (tests/site_server.py reads it there), from copies of package.json and its lock, so that no .npmrc
+    # of the repository's is read; no package's install script runs.
+    node="$state/node"
+    if [ -z "$fast" ] && [ "$(cat "$node.sha256" 2>/dev/null)" != "$(cat package.json package-lock.json | sha256sum | cut -d' ' -f1)" ]; then
       command -v npm >/dev/null || { echo "dev.sh: the browser tests need npm (Node.js) to install axe-core" >&2; exit 2; }
-      npm ci --no-audit --no-fund --silent && sha256sum package-lock.json | cut -d' ' -f1 > node_modules/.lock.sha256
+      rm -rf "$node" "$node.sha256" && mkdir -p "$node" && cp package.json package-lock.json "$node/"
+      (cd "$node" && npm ci --ignore-scripts --no-audit --no-fund --silent)
+      cat package.json package-lock.json | sha256sum | cut -d' ' -f1 >"$node.sha256"
     fi
     exec python -m pytest ${fast:+-m "not browser and not real_site and not slow"} ${args[@]+"${args[@]}"} ;;
   check)

@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import autograd.numpy as np
+from codeproof.common.usercache import repository_cache
 from autograd import grad
 
 from common import (PROSE, best, build, count_in_html, front_matter, inline_site, make_site, parse_args, table, walls,
@@ -109,9 +110,9 @@ def fixed_cost(tmp: Path, times: int = 20) -> list[tuple[str, float]]:
 
 def cold_build(site: Path, serial: bool):
     """A build with no cached run: (its Timing, the sum of the runs' own seconds as the engine recorded them)."""
-    shutil.rmtree(site / ".cache" / "experiments", ignore_errors=True)
+    shutil.rmtree(repository_cache(site) / "experiments", ignore_errors=True)
     timing = build(site, env={"CODEPROOF_NO_CACHE": "1"}, serial=serial)
-    runs = [json.loads(p.read_text(encoding="utf-8"))["entry"] for p in (site / ".cache" / "experiments").glob("*.json")]
+    runs = [json.loads(p.read_text(encoding="utf-8"))["entry"] for p in (repository_cache(site) / "experiments").glob("*.json")]
     if len(runs) != COUNT or any(r["cached"] for r in runs):
         sys.exit(f"expected {COUNT} fresh runs in the cache, found {len(runs)}")
     return timing, sum(r["seconds"] for r in runs)

@@ -1,7 +1,7 @@
 """Helpers shared by the benchmarks: build a generated site in a temp dir, time `mkdocs build`, print tables.
 
 A site is a temp copy of the real one's machinery (mkdocs.yml, hooks/, overrides/,
-requirements.txt, sources.lock.json, .cache/blobs) plus generated
+requirements.txt, sources.lock.json, and in its cache the verified upstream files) plus generated
 docs/ and experiments/. Its mkdocs.yml is the real one with a generated `nav`,
 and, for the "plain" variant, without `hooks:` and `extra:` (the hook's config).
 """
@@ -24,10 +24,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from codeproof.common.usercache import repository_cache
+
 ROOT = Path(__file__).resolve().parent.parent
 COMMIT = "90dbeb8d23f0222b0124eaf961f1209db0cf4333"
 PINNED_FILES = ("autograd/core.py", "autograd/numpy/numpy_vjps.py", "autograd/numpy/numpy_wrapper.py")
-COPIED = ("mkdocs.yml", "hooks", "overrides", "requirements.txt", "sources.lock.json", ".cache/blobs")
+COPIED = ("mkdocs.yml", "hooks", "overrides", "requirements.txt", "sources.lock.json")
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 PROSE = "本文由基准脚本生成，用来测量构建时核对引用与输出的开销。\n\n"
 SERIAL_MKDOCS = "import os; os.cpu_count = lambda: 1; from mkdocs.__main__ import cli; cli(['build'])"
@@ -36,7 +38,7 @@ SERIAL_MKDOCS = "import os; os.cpu_count = lambda: 1; from mkdocs.__main__ impor
 def pinned_text(rel: str) -> str:
     """A pinned upstream file from the verified cache (run `./dev.sh check` once to fill it)."""
     blob = json.loads((ROOT / "sources.lock.json").read_text())["HIPS/autograd"][COMMIT][rel]
-    return (ROOT / ".cache" / "blobs" / blob[:2] / blob).read_text(encoding="utf-8")
+    return (repository_cache(ROOT) / "blobs" / blob[:2] / blob).read_text(encoding="utf-8")
 
 
 def parse_args(doc: str) -> argparse.Namespace:
@@ -95,6 +97,8 @@ def make_site(dst: Path, files: dict[str, str], nav: list[tuple[str, str]], hook
         else:
             (dst / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst / name)
+    if (repository_cache(base) / "blobs").is_dir():  # the verified upstream files: no fetching
+        shutil.copytree(repository_cache(base) / "blobs", repository_cache(dst) / "blobs", dirs_exist_ok=True)
     write_files(dst, files)
     (dst / "mkdocs.yml").write_text(config_text(base, nav, hook), encoding="utf-8")
     return dst

@@ -18,6 +18,7 @@ from pathlib import Path
 from common import ENV, ROOT, parse_args, workdir
 
 sys.path.insert(0, str(ROOT / "hooks"))
+from codeproof.common.usercache import repository_cache  # noqa: E402
 from codeproof.experiments.runner import ExperimentRunner  # noqa: E402
 from codeproof.experiments.tracing import read_graph  # noqa: E402
 from codeproof.site import graphs  # noqa: E402
@@ -38,7 +39,7 @@ def copy_site(to: Path, figures: bool) -> int:
     for name in filter(None, (f.decode() for f in files)):
         (to / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, to / name)
-    shutil.copytree(ROOT / ".cache", to / ".cache", symlinks=True, ignore=shutil.ignore_patterns("uv"))
+    shutil.copytree(repository_cache(ROOT), repository_cache(to), symlinks=True)
     found = 0
     for post in (to / "docs" / "posts").glob("*.md"):
         text = post.read_text(encoding="utf-8")

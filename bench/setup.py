@@ -36,7 +36,7 @@ def first_build(tmp: Path, name: str, env: dict) -> Timing:
         "XDG_CACHE_HOME": str(caches / "xdg"), "TMPDIR": str(caches / "tmp")})
     if not (clone / "site" / "index.html").is_file():
         sys.exit(f"no site was built in {clone}:\n{timing.stderr}")
-    used_uv = (clone / ".cache" / "uv" / "bin" / "uv").is_file()
+    used_uv = any((caches / "xdg" / "codeproof" / "uv").glob("*/bin/uv"))
     if used_uv != ("DEV_SH_NO_UV" not in env):
         sys.exit(f"the {name} run {'used' if used_uv else 'did not use'} uv:\n{timing.stderr}")
     return timing

@@ -20,6 +20,7 @@ import pytest
 from filelock import FileLock
 from hypothesis import settings
 
+from codeproof.common.usercache import repository_cache
 from codeproof.common import filesystem
 from codeproof.common.signing import default_key_file, machine_secret
 from codeproof.common.structure import Limits
@@ -36,6 +37,8 @@ pytest_plugins = ["ci_skips", "mutations"]
 # xdist workers, started from it, inherit both, so what one worker's build signs (the warm cache, the real site's
 # build) is valid in every other. Each test then gets a folder of its own holding that key (own_user_cache).
 if not os.environ.get("PYTEST_XDIST_WORKER"):
+    from site_server import AXE  # where ./dev.sh installed it: in the user's cache before the run's replaces it
+    os.environ["CODEPROOF_AXE"] = str(AXE)
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codeproof-test-cache-")
     atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
     machine_secret(default_key_file())
@@ -148,8 +151,9 @@ def once_per_run(tmp_path_factory, name: str, make) -> Path:
 @pytest.fixture(scope="session")
 def warm_cache(built) -> Path:
     """The real pinned files (from the cache, git or PyPI) and their cross-references, signed with the run's key:
-    the real site's build (below) fetches and computes them once for the whole run, into the repository's cache."""
-    return ROOT / ".cache"
+    the real site's build (below) fetches and computes them once for the whole run, into the repository's cache
+    (in the run's user cache: a session fixture is made before a test's own user cache is set)."""
+    return repository_cache(ROOT)
 
 
 @pytest.fixture
@@ -165,10 +169,10 @@ def site(tmp_path: Path, warm_cache: Path) -> Path:
 
 
 def copy_warm_cache(warm_cache: Path, root: Path) -> None:
-    """The verified upstream files (no network) and their signed index, into root's .cache/."""
+    """The verified upstream files (no network) and their signed index, into the cache of the repository at root."""
     for name in ("blobs", "sdist", "xref"):
         if (warm_cache / name).is_dir():
-            shutil.copytree(warm_cache / name, root / ".cache" / name)
+            shutil.copytree(warm_cache / name, repository_cache(root) / name)
 
 
 @pytest.fixture

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from mkdocs.config import load_config
 
+from codeproof.common.usercache import repository_cache
+
 ROOT = Path(__file__).resolve().parent.parent
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # pinned in package.json; `npm ci` (.ci/run) installs it
+# axe-core, pinned in package.json: `./dev.sh test` installs it into the repository's state in the user's cache
+# (tests/conftest.py names it before the tests get a user cache of their own).
+AXE = Path(os.environ.get("CODEPROOF_AXE") or repository_cache(ROOT) / "node" / "node_modules" / "axe-core" / "axe.min.js")
 SERIOUS = ("serious", "critical")
 # Each code block and table of the article, with the share of its width that is out of view (scrolled), from
 # the element that scrolls it: [[its first words, share], ...].

@@ -259,7 +259,7 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation_nor_on_a_phon
     narrowed, as a reader turns a tablet or narrows a window: the layout is CSS's, made anew) in both again; one
     load a page for all four. On the phone's width, no code block or table hides more than a tenth of its width
     (they scroll sideways: a reader would miss the end of a line)."""
-    assert AXE.is_file(), f"{AXE} is missing: run `npm ci` (./dev.sh test and .ci/run do)"
+    assert AXE.is_file(), f"{AXE} is missing: run ./dev.sh test, which installs axe-core there"
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
     found, hidden = {}, {}
     assert len(pages(built)) >= AXE_PARTS

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from codeproof.common.usercache import repository_cache
 from fixture_site import OUTPUT, POST, make_site, report
 
 
@@ -103,12 +104,12 @@ def blob_of(site) -> str:
 def test_a_tampered_cache_file_fails_the_quote_of_that_file(site):
     assert site.check()[0] == 0  # fills the cache
     blob = blob_of(site)
-    cached = site.root / ".cache" / "blobs" / blob[:2] / blob
+    cached = repository_cache(site.root) / "blobs" / blob[:2] / blob
     cached.write_text(cached.read_text().replace("self.value = value", "self.value = None"))
     code, err = site.check()
     assert code == 1
     changed = f"the cached copy of fixture/upstream@{site.commit}:pkg/mod.py changed on disk: {cached} is not blob {blob}"
-    hint = f"delete the folder {site.root / '.cache' / 'blobs'} and build again to fetch and check every file afresh"
+    hint = f"delete the folder {repository_cache(site.root) / 'blobs'} and build again to fetch and check every file afresh"
     # The quote fails on it, and so does the words' citation of `Node`, which that file defines.
     assert report(err) == f"""\
 2 problems:

@@ -36,6 +36,13 @@ Filename: ./bubblewrap.deb
 Size: 1
 Description: the sandbox
 
+Package: strace
+Version: 6.1-0.1
+Architecture: amd64
+Filename: ./strace.deb
+Size: 1
+Description: the system call tracer
+
 Package: nodejs
 Version: 18.20.4-1
 Architecture: amd64
@@ -114,21 +121,21 @@ def test_with_nodesource_node_only_the_missing_browser_and_sandbox_are_asked_for
     refused = simulate(env, ["chromium", "fonts-noto-cjk", "bubblewrap", "nodejs", "npm"])
     assert refused.returncode == 100 and "Conflicts: npm" in refused.stdout
     done = plan(env)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "chromium fonts-noto-cjk bubblewrap\n", "")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "chromium fonts-noto-cjk bubblewrap strace\n", "")
     assert simulate(env, done.stdout.split()).returncode == 0
 
 
 def test_on_plain_debian_npm_is_asked_for_and_brings_its_nodejs(machine):
     env, _, _ = machine
     done = plan(env)
-    assert (done.returncode, done.stdout) == (0, "chromium fonts-noto-cjk bubblewrap npm\n")
+    assert (done.returncode, done.stdout) == (0, "chromium fonts-noto-cjk bubblewrap npm strace\n")
     installs = [line.split()[1] for line in simulate(env, done.stdout.split()).stdout.splitlines() if line.startswith("Inst ")]
-    assert sorted(installs) == ["bubblewrap", "chromium", "fonts-noto-cjk", "nodejs", "npm"]
+    assert sorted(installs) == ["bubblewrap", "chromium", "fonts-noto-cjk", "nodejs", "npm", "strace"]
 
 
 def test_a_machine_with_every_tool_asks_for_nothing(machine):
     env, _, bin_dir = machine
-    for tool in ("chromium", "bwrap", "npm"):
+    for tool in ("chromium", "bwrap", "npm", "strace"):
         provide(bin_dir, tool)
     done = plan(env)
     assert (done.returncode, done.stdout) == (0, "\n")
@@ -139,8 +146,8 @@ def test_a_tool_no_package_can_bring_fails_saying_so(machine):
     status.write_text(NODESOURCE.replace("nodejs", "nodejs-custom").replace("Provides: npm\n", ""))
     (Path(env["APT_CONFIG"]).parent / "repo" / "Packages").write_text(INDEX.split("Package: nodejs")[0])
     subprocess.run(["apt-get", "update", "-qq"], env={**env, "PATH": os.environ["PATH"]}, check=True)
-    provide(bin_dir, "chromium")
-    provide(bin_dir, "bwrap")
+    for tool in ("chromium", "bwrap", "strace"):
+        provide(bin_dir, tool)
     done = plan(env)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr == ("missing-packages: apt offers no package for 'npm' that fits this machine (tried: npm, nodejs); "

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.common.usercache import repository_cache
 from codeproof.engine import Engine
 from codeproof.quotes import citations
 from codeproof.quotes.citations import PinnedTree, Target
@@ -184,7 +185,7 @@ def test_the_kept_definitions_are_a_convenience_never_evidence(tmp_path):
     engine = Engine(load_series(site.root / "mkdocs.yml"))
     package = {path: text.encode() for path, text in FILES.items() if path.startswith("pkg/")}
     assert engine.pinned_tree(package, {}).verdict("only_here").target == Target("pkg/twice.py", 5, 5)
-    [kept] = (site.root / ".cache" / "citations").glob("definitions-*.json")
+    [kept] = (repository_cache(site.root) / "citations").glob("definitions-*.json")
     signature, _, data = kept.read_bytes().partition(b"\n")
     assert b'["pkg/twice.py", 5]' in data
     kept.write_bytes(signature + b"\n" + data.replace(b'["pkg/twice.py", 5]', b'["pkg/twice.py", 7]'))

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from codeproof.__main__ import main
+from codeproof.common.usercache import repository_cache
 from codeproof.common.structure import Limits
 from codeproof.series.config import SeriesConfigError, load_series
 from fixture_site import make_site
@@ -73,7 +74,7 @@ mkdocs.yml:12: extra.series.announced[0].title: 'A & B' is not plain text: it ho
 
 mkdocs.yml:13: extra.series.announced[1].titel: is not a setting; did you mean title?
 
-mkdocs.yml:14: extra.series.zzz: is not a setting (the settings here are name, baseline, announced, git_remote, lock_file, cache_dir, experiments, source_pages, source_page_max_lines)
+mkdocs.yml:14: extra.series.zzz: is not a setting (the settings here are name, baseline, announced, git_remote, lock_file, experiments, source_pages, source_page_max_lines)
 """
 
 
@@ -149,10 +150,8 @@ def test_a_file_that_is_not_utf8_is_an_error_not_a_traceback(site, capsys):
                                                    "{repo} and no other {…} field"),
     ("git_remote", "'https://example.org/x.git'", "'https://example.org/x.git' is not a git URL template holding "
                                                   "{repo} and no other {…} field"),
-    ("cache_dir", "''", "'' is not a relative path in the repository for the cache folder, outside docs/ and experiments/"),
-    ("cache_dir", "experiments/cache", "'experiments/cache' is not a relative path in the repository for the cache "
-                                       "folder, outside docs/ and experiments/"),
-    ("cache_dir", "../elsewhere", "'../elsewhere' is not a relative path in the repository for the cache folder, "
+    ("lock_file", "''", "'' is not a relative path in the repository for the lock file, outside docs/ and experiments/"),
+    ("lock_file", "../elsewhere", "'../elsewhere' is not a relative path in the repository for the lock file, "
                                   "outside docs/ and experiments/"),
     ("lock_file", "docs/lock.json", "'docs/lock.json' is not a relative path in the repository for the lock file, "
                                     "outside docs/ and experiments/"),
@@ -166,12 +165,14 @@ def test_a_setting_that_would_break_or_leak_the_build_is_refused(site, setting, 
     assert [(p.line, p.message) for p in refused.value.problems] == [(8, f"extra.series.{setting}: {message}")]
 
 
-def test_a_cache_folder_that_is_a_file_is_refused(site):
-    config = write_config(site, good_config() + "    cache_dir: mkdocs.yml\n")
+def test_the_cache_is_the_users_and_cannot_be_put_in_the_repository(site):
+    """Tool state never comes from the repository (integrity round four): the cache has no setting."""
+    config = write_config(site, good_config() + "    cache_dir: .cache\n")
     with pytest.raises(SeriesConfigError) as refused:
         load_series(config)
-    assert [(p.line, p.message) for p in refused.value.problems] == [
-        (9, "extra.series.cache_dir: 'mkdocs.yml' is a file, not a folder")]
+    assert [(p.line, p.message.split(" (")[0]) for p in refused.value.problems] == [
+        (9, "extra.series.cache_dir: is not a setting")]
+    assert load_series(write_config(site, good_config())).cache_dir == repository_cache(site)
 
 
 @pytest.mark.parametrize("field, value, message", [

@@ -2,30 +2,38 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 
 from conftest import ROOT, copy_warm_cache, git
 
 
 def copy_of_the_repository(tmp_path, warm_cache):
-    """The repository's tracked files in a temp folder, sharing the set-up .venv (no reinstall) and the run's
-    verified upstream files (no fetching)."""
+    """The repository's tracked files in a temp folder, sharing the set-up environment (no reinstall: see
+    with_this_environment) and the run's verified upstream files (no fetching)."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
     copy = tmp_path / "repo"
     for name in filter(None, (f.decode() for f in files)):
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, copy / name)
-    (copy / ".venv").symlink_to(ROOT / ".venv")
     copy_warm_cache(warm_cache, copy)
     return copy
+
+
+def with_this_environment() -> dict[str, str]:
+    """The environment of a dev.sh that uses the tests' own Python environment: dev.sh trusts only a .venv whose
+    record is in the user's cache, and the tests have a user cache of their own."""
+    return {**os.environ, "CODEPROOF_VENV": sys.prefix}
 
 
 def test_check_fails_on_a_broken_link_that_only_mkdocs_sees(tmp_path, warm_cache):
     copy = copy_of_the_repository(tmp_path, warm_cache)
     (copy / "docs" / "notes.md").write_text("# 笔记\n\n见[不存在的页](missing.md)。\n", encoding="utf-8")
-    done = subprocess.run(["./dev.sh", "check"], cwd=copy, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(["./dev.sh", "check"], cwd=copy, capture_output=True, text=True, timeout=600,
+                          env=with_this_environment())
     assert done.returncode != 0
     assert "Doc file 'notes.md' contains a link 'missing.md', but the target is not found among documentation files." \
         in done.stderr
@@ -45,7 +53,7 @@ def test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests()
     collected, the others deselected (not skipped, which CI=true would fail); the other arguments reach pytest."""
     modules = ["tests/test_browser.py", "tests/test_site.py", "tests/test_mutations.py", "tests/test_dev_sh.py"]
     done = subprocess.run(["./dev.sh", "test", "--fast", "--collect-only", "-q", "-n", "0", *modules], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=with_this_environment())
     assert done.returncode == 0, done.stdout + done.stderr
     collected = sorted(line for line in done.stdout.splitlines() if "::" in line)
     assert collected == ["tests/test_dev_sh.py::test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests",

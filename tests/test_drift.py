@@ -8,6 +8,7 @@ import subprocess
 import pytest
 import yaml
 
+from codeproof.common.usercache import repository_cache
 from codeproof.__main__ import main
 from codeproof.drift import Release, release_differs
 from codeproof.common.yamledit import with_values
@@ -89,7 +90,6 @@ def site(tmp_path):
     series = {"name": "Fixture series", "git_remote": f"file://{tmp_path / 'remote'}/{{repo}}",
               "baseline": {"repo": "fixture/upstream", "commit": commits[0], "version": "1.9.1"}}
     (site / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "f", "extra": {"series": series}}))
-    (site / ".gitignore").write_text(".cache/\n")
     assert main(["lock", "--config", str(site / "mkdocs.yml")]) == 0
     for args in (["init", "-q"], ["config", "user.email", "a@example.invalid"], ["config", "user.name", "a"],
                  ["add", "-A"], ["commit", "-qm", "the series"]):
@@ -196,7 +196,7 @@ def test_rebase_that_cannot_write_one_file_changes_none_and_says_so(released, ca
     assert capsys.readouterr().err == (
         f"error: cannot write {site / 'sources.lock.json'}: Read-only file system; nothing was changed\n"
         "  hint: make the files writable, then run rebase again\n")
-    assert git(site, "status", "--porcelain", "--ignored") == "!! .cache/"  # nothing changed, nothing left beside
+    assert git(site, "status", "--porcelain", "--ignored") == ""  # nothing changed, nothing left beside
 
 
 def test_rebase_refuses_a_dirty_working_tree(released, capsys):
@@ -220,7 +220,8 @@ def test_run_reports_which_recorded_outputs_would_change_with_the_package_at_ref
     assert f"docs/posts/p.md:{line}: output of experiments/show.py would change\n--- recorded\n+++ printed there\n" \
            "@@ -1 +1 @@\n-2\n+3" in out  # g(1) is 3 at the newer commit
     assert out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone"
-    assert not (site / ".cache" / "experiments").exists() or not any((site / ".cache" / "experiments").iterdir())
+    runs = repository_cache(site) / "experiments"
+    assert not runs.exists() or not any(runs.iterdir())
 
 
 def test_a_release_archive_is_taken_only_if_it_holds_the_commits_files():

@@ -155,6 +155,24 @@ def test_a_figure_that_is_a_link_is_refused(engine, root):
     assert checked.problem.message.startswith("FIGURE experiments/draw.py: f.svg it is a link or cannot be read")
 
 
+def test_a_figure_folder_replaced_by_a_link_to_a_host_folder_publishes_nothing_of_it(engine, root, tmp_path):
+    """Integrity round four: the build read the figure folder after the run, outside the sandbox, through the link
+    the script left in its place, and published a host file. Now the folder is opened without following links."""
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "f.svg").write_text(SVG)  # a drawing the run never made, where the link leads
+    script = f"""\
+        import os, shutil
+        folder = os.environ['CODEPROOF_FIGURES']
+        shutil.rmtree(folder)
+        os.symlink({str(host)!r}, folder)
+        """
+    checked = check(engine, root, script, figure_post("Figure: f.svg", "Alt: a"))
+    assert checked.problem.message == ("FIGURE experiments/draw.py: the run replaced its folder figures/ with a link "
+                                       "or a file (its figure folder holds nothing)")
+    assert checked.figure is None and checked.run.figures == {}
+
+
 def test_a_figure_that_needs_more_than_drawing_fails_saying_what(engine, root):
     hostile = SVG.replace("<text", '<script>alert(1)</script><foreignObject/><text onclick="x()"')
     checked = check(engine, root, WRITE.format(svg=hostile), figure_post("Figure: f.svg", "Alt: a"))

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from codeproof.common.usercache import repository_cache
 from fixture_site import OUTPUT, POST, SCRIPT, SCRIPT_TEXT, make_site, report
 from upstream import MODULE_V1
 
@@ -177,7 +178,7 @@ NEAR = 12  # a problem is reported at the edited line, or at the block (or front
 def edited_file(root, what: str) -> Path:
     if what == "script":
         return root / SCRIPT
-    blobs = [p for p in (root / ".cache" / "blobs").rglob("*") if p.is_file()]
+    blobs = [p for p in (repository_cache(root) / "blobs").rglob("*") if p.is_file()]
     assert len(blobs) == 1, blobs  # the fixture quotes one upstream file
     return blobs[0]
 

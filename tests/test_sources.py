@@ -109,7 +109,7 @@ def test_offline_with_a_cold_cache_names_what_is_missing_and_how_to_fetch_it(ups
     # git's reason is the last line of what it printed that says "fatal:" (or "error:")
     assert str(raised.value) == (f"cannot fetch fixture/upstream@{old[:7]}:pkg/mod.py: no cached copy, and git: "
                                  f"git fetch file://{tmp_path}/nowhere/fixture/upstream {old[:7]}: fatal: Could not read from remote repository.")
-    assert raised.value.hint == "build once on a machine that reaches GitHub or PyPI (it fills .cache/), or copy .cache/ here"
+    assert raised.value.hint == "build once on a machine that reaches GitHub or PyPI (it fills the cache in ~/.cache/codeproof/)"
 
 
 class Held:
@@ -162,7 +162,7 @@ def test_a_tree_no_provider_can_give_names_the_last_reason(tmp_path):
     with pytest.raises(SourceError) as raised:
         store.tree("fixture/upstream", "a" * 40, "pkg")
     assert str(raised.value) == "cannot read fixture/upstream@aaaaaaa: mirror is out of reach"
-    assert raised.value.hint == "build once on a machine that reaches GitHub or PyPI (it fills .cache/)"
+    assert raised.value.hint == "build once on a machine that reaches GitHub or PyPI (it fills the cache in ~/.cache/codeproof/)"
 
 
 def test_other_versions_come_from_every_provider(tmp_path):

@@ -3,7 +3,8 @@ all, whatever ends the process, and the next command says what it finished."""
 
 from __future__ import annotations
 
-import os
+import hashlib
+import json
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codeproof.common import filesystem
-from codeproof.common.filesystem import JOURNAL, recover, write_together
+from codeproof.common.filesystem import journal_file, recover, write_together
 from codeproof.series.config import SeriesConfigError, load_series
 from conftest import ROOT, ctrl_c_as_at_a_terminal, read_only
 
@@ -44,7 +45,7 @@ CHILD = textwrap.dedent("""\
         step()
         replace(a, b)
     def unlinking(self, missing_ok=False):
-        if self.name == filesystem.JOURNAL:
+        if self == filesystem.journal_file(root):
             step()
         unlink(self, missing_ok=missing_ok)
     filesystem._write_aside, os.replace, Path.unlink = aside, replacing, unlinking
@@ -72,7 +73,10 @@ def contents(root: Path) -> dict[str, bytes]:
 
 
 def leftovers(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if filesystem.ASIDE in p.name or p.name == JOURNAL)
+    """Aside copies in the repository, and the journal or its aside copy in the user's cache."""
+    journal = journal_file(root)
+    return sorted([str(p.relative_to(root)) for p in root.rglob("*") if filesystem.ASIDE in p.name]
+                  + [p.name for p in journal.parent.glob("*") if journal.name in p.name])
 
 
 def child(root: Path, stop: int, how: str) -> subprocess.CompletedProcess:
@@ -123,18 +127,19 @@ def test_a_journal_whose_files_were_changed_since_is_not_finished_blindly(tmp_pa
     aside.write_bytes(b"edited meanwhile\n")
     with pytest.raises(filesystem.ChangeUnfinished) as refused:
         recover(root)
-    assert refused.value.hint == (f"restore the files with `git checkout -- .`, delete {JOURNAL}, and run the "
+    assert refused.value.hint == (f"restore the files with `git checkout -- .`, delete {journal_file(root)}, and run the "
                                   "command again")
 
 
 def test_a_build_refuses_files_that_a_change_left_half_written(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "mkdocs.yml").write_text("site_name: x\nextra:\n  series: {}\n")
-    (tmp_path / JOURNAL).write_text("[]")
+    journal_file(tmp_path).parent.mkdir(parents=True)
+    journal_file(tmp_path).write_text("[]")
     with pytest.raises(SeriesConfigError) as refused:
         load_series(tmp_path / "mkdocs.yml")
     assert [str(p) for p in refused.value.problems] == [
-        f"{JOURNAL}:1: a change of several files (rebase) was interrupted and is not finished\n"
+        f"{journal_file(tmp_path)}:1: a change of several files (rebase) was interrupted and is not finished\n"
         "  hint: run ./dev.sh check: it finishes the change first"]
 
 
@@ -146,9 +151,9 @@ def test_a_command_finishes_an_interrupted_change_first_and_says_so(tmp_path, ca
     (root / "mkdocs.yml").write_bytes(b"site_name: x\n")  # (the journal holds its new bytes: mend the aside too)
     aside = next(p for p in root.glob(f".mkdocs.yml{filesystem.ASIDE}*"))
     aside.write_bytes(b"site_name: x\n")
-    journal = (root / JOURNAL).read_text().replace(filesystem.hashlib.sha256(NEW["mkdocs.yml"]).hexdigest(),
-                                                 filesystem.hashlib.sha256(b"site_name: x\n").hexdigest())
-    (root / JOURNAL).write_text(journal)
+    journal = journal_file(root).read_text().replace(filesystem.hashlib.sha256(NEW["mkdocs.yml"]).hexdigest(),
+                                                     filesystem.hashlib.sha256(b"site_name: x\n").hexdigest())
+    journal_file(root).write_text(journal)
     main(["check", "--config", str(root / "mkdocs.yml")])
     assert capsys.readouterr().err.startswith(
         f"note: finished an interrupted change of 4 files: {', '.join(OLD)}\n")
@@ -161,7 +166,7 @@ def test_a_change_that_cannot_write_a_file_changes_nothing(tmp_path, monkeypatch
     read_only(monkeypatch, "sources.lock.json")
     with pytest.raises(OSError):
         write_together(root, {root / name: data for name, data in NEW.items()})
-    assert contents(root) == OLD and leftovers(root) == [] and not os.path.exists(root / JOURNAL)
+    assert contents(root) == OLD and leftovers(root) == [] and not journal_file(root).exists()
 
 
 def test_a_file_that_cannot_be_written_is_named_not_its_temporary_copy(tmp_path, monkeypatch):
@@ -186,3 +191,46 @@ def test_a_file_that_is_a_mount_point_is_refused_before_anything_changes(tmp_pat
         write_together(root, {root / name: data for name, data in NEW.items()})
     assert str(refused.value) == f"cannot write {lock}: it is a mount point, which a rename cannot replace"
     assert contents(root) == OLD and leftovers(root) == []
+
+
+def test_a_journal_committed_to_the_repository_is_not_read(tmp_path):
+    """Adversarial (integrity round four): a committed .codeproof-journal.json made `lock` overwrite a host file.
+    The journal is tool state, kept in the user's cache: a file of that name in the repository is only a file."""
+    root = tree(tmp_path / "repo", OLD)
+    victim = tree(tmp_path / "host", {"victim": b"host file\n"}) / "victim"
+    (root / ".x.codeproof-aside-1").write_bytes(b"planted\n")  # an aside copy, as write_together would name one
+    (root / ".codeproof-journal.json").write_text(json.dumps(
+        [{"path": str(victim), "aside": ".x.codeproof-aside-1", "sha256": hashlib.sha256(b"planted\n").hexdigest()}]))
+    recover(root)
+    assert victim.read_bytes() == b"host file\n" and contents(root) == OLD
+
+
+def planted_journal(root: Path, entry: dict) -> None:
+    """A journal in the user's cache naming `entry`, its aside copy holding what the entry's SHA-256 says."""
+    journal_file(root).parent.mkdir(parents=True, exist_ok=True)
+    journal_file(root).write_text(json.dumps([{"sha256": hashlib.sha256(b"planted\n").hexdigest(), **entry}]))
+
+
+@pytest.mark.parametrize("where", ["absolute", "parent", "link", "aside outside"])
+def test_a_journal_that_names_a_file_outside_the_repository_changes_nothing(tmp_path, where):
+    """Whatever wrote the journal (an edit, a copy from elsewhere), recover follows it only inside the repository:
+    each path is checked, resolved, before any write, and the aside copy must lie beside its file."""
+    root = tree(tmp_path / "repo", OLD)
+    host = tree(tmp_path / "host", {"victim": b"host file\n", ".victim.codeproof-aside-1": b"planted\n"})
+    (root / ".a.md.codeproof-aside-1").write_bytes(b"planted\n")
+    (root / "docs" / "linked").symlink_to(host)
+    entry = {"absolute": {"path": str(host / "victim"), "aside": ".a.md.codeproof-aside-1"},
+             "parent": {"path": "../host/victim", "aside": "../host/.victim.codeproof-aside-1"},
+             "link": {"path": "docs/linked/victim", "aside": "docs/linked/.victim.codeproof-aside-1"},
+             "aside outside": {"path": "docs/a.md", "aside": str(host / ".victim.codeproof-aside-1")}}[where]
+    planted_journal(root, entry)
+    with pytest.raises(filesystem.ChangeUnfinished) as refused:
+        recover(root)
+    wrong = (f"it names {entry['aside']} as the new content of docs/a.md, not a copy beside it"
+             if where == "aside outside" else
+             f"it names {entry['path']}, which is not a file inside the repository reached through no link")
+    assert str(refused.value) == f"{journal_file(root)}: the journal of an interrupted change cannot be followed: {wrong}"
+    assert refused.value.hint == (f"delete {journal_file(root)} (nothing was changed by it), check `git status`, "
+                                  "and run the command again")
+    assert (host / "victim").read_bytes() == b"host file\n" and (host / ".victim.codeproof-aside-1").exists()
+    assert contents(root) == OLD

@@ -10,7 +10,6 @@ import argparse
 import datetime
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ from codeproof.drift import (Release, as_json, citation_drifts, drifts_to, faile
                              release_differs, summary)
 from codeproof.engine import Engine, own_scripts
 from codeproof.common.filesystem import recover, shown_path, write_atomically
+from codeproof.common.gitrun import run_git
 from codeproof.series.rewrite import rewrite_post
 from codeproof.series.scaffold import new_post
 from codeproof.series.model import read_series
@@ -284,7 +284,7 @@ def drift(series, posts, args, worded=(), setup: MarkdownSetup = MarkdownSetup()
 
 def rebase_to(series, posts, config_file: Path, args, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> int:
     """Move the baseline to --to in one reviewable step (a clean working tree, so `git diff` shows all of it)."""
-    status = subprocess.run(["git", "-C", str(series.root), "status", "--porcelain"], capture_output=True, text=True)
+    status = run_git("status", "--porcelain", work_tree=series.root)
     if status.returncode != 0 or status.stdout.strip():
         raise UsageError("rebase needs a clean git working tree, so that `git diff` shows what it changed",
                          hint="commit or stash your changes first")

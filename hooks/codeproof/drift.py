@@ -24,7 +24,7 @@ from codeproof.common.errors import CodeproofError
 from codeproof.experiments.compare import outputs_match
 from codeproof.engine import Engine, run_failure
 from codeproof.experiments.runner import ExperimentRunner
-from codeproof.common.filesystem import JOURNAL, read_text, write_together
+from codeproof.common.filesystem import journal_file, read_text, write_together
 from codeproof.series.rewrite import rewritten_post
 from codeproof.quotes.lock import SourceError, git_blob_sha1
 from codeproof.common.kinds.base import Drifts
@@ -313,9 +313,9 @@ def rebase(engine: Engine, posts: list[ParsedPost], commit: str, release: Releas
     try:
         write_together(series.root, changes)
     except OSError as error:
-        if (series.root / JOURNAL).exists():  # past the point of no return: the next command finishes it
+        if journal_file(series.root).exists():  # past the point of no return: the next command finishes it
             raise RebaseRefused(f"cannot write {error.filename or 'a file'}: {error.strerror}; the change is recorded "
-                                f"in {JOURNAL}", "make the files writable: the next ./dev.sh command finishes it") from None
+                                f"in {journal_file(series.root)}", "make the files writable: the next ./dev.sh command finishes it") from None
         raise RebaseRefused(f"cannot write {error.filename or 'a file'}: {error.strerror}; nothing was changed",
                             "make the files writable, then run rebase again") from None
     said += [f"rewrite by hand: {d}" for d in drifts if d.status is Status.GONE or (

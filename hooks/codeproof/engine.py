@@ -14,7 +14,7 @@ from codeproof.site import addresses, graphs, render
 from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series, in_ci
-from codeproof.experiments.figures import clean_svg
+from codeproof.experiments.figures import FOLDER_FAULT, clean_svg
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
 from codeproof.experiments.tracing import TracedGraph, read_graph
@@ -272,9 +272,10 @@ class Engine:
     def _written(self, block: Block, run: RunResult) -> tuple[str, str] | Checked:
         """(what the run produced, what the card keeps) of a Figure: the SVG the script wrote, and that SVG cleaned."""
         script, name = block.fields["File"], block.fields["Figure"]
-        if name in run.figure_faults or name not in run.figures:
+        if name not in run.figures:
             wrote = _shown(", ".join(sorted({*run.figures, *run.figure_faults}))) or "nothing"  # names are the script's
-            why = f"{name} {run.figure_faults[name]}" if name in run.figure_faults else f"it did not write {name}"
+            why = run.figure_faults.get(FOLDER_FAULT) or (f"{name} {run.figure_faults[name]}" if name in run.figure_faults
+                                                          else f"it did not write {name}")
             return self._problem(block, f"FIGURE {script}: {why} (its figure folder holds {wrote})",
                                  f"write the figure to os.path.join(os.environ['{FIGURES_ENV}'], '{name}'): "
                                  "the build gives each run that folder", run)

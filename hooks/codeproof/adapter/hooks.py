@@ -18,6 +18,7 @@ from codeproof.adapter import feeds, navigation, search
 from codeproof.build import SiteBuild
 from codeproof.common.errors import CodeproofError
 from codeproof.common.structure import report
+from codeproof.common.usercache import output_folder_problem
 from codeproof.engine import Engine
 from codeproof.series.config import series_from_extra
 from codeproof.site import addresses, generated, guard
@@ -72,6 +73,9 @@ class SeriesHooks:
                                                                     Path(config.config_file_path))))
         except CodeproofError as error:  # mkdocs.yml cannot configure the series; a lock file that is not a lock
             raise PluginError(error.shown(where=None)) from None
+        unsafe = output_folder_problem(Path(config.site_dir), build.engine.series.root)
+        if unsafe:
+            raise PluginError(f"{unsafe[0]}\n  hint: {unsafe[1]}")
         self.site_dir = config.site_dir
         unfit = guard.docs_problems(Path(config.docs_dir), build.engine.series.root)
         if unfit:  # MkDocs walks docs/ next, following links (a loop never ends) and copying what they lead to
@@ -82,6 +86,8 @@ class SeriesHooks:
         feed_plugin = config.plugins.get("rss")
         if feed_plugin is not None and not feed_plugin.config.image:  # it would print <url>None</url>
             feed_plugin.config.image = urljoin(config.site_url or "", PREVIEW_IMAGE)
+        if feed_plugin is not None:  # its HTTP cache is tool state: in the user's cache, never in the repository
+            feed_plugin.config.cache_dir = str(build.engine.series.cache_dir / "plugins" / "rss")
         logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese search: no DEBUG chatter per build
         search_plugin = config.plugins.get("material/search")
         if search_plugin is not None and search_plugin.config.jieba_dict_user:  # Material reads it from the working folder

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from codeproof.common.errors import CodeproofError
+from codeproof.common.usercache import repository_cache
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -45,9 +46,14 @@ class WriteError(CodeproofError, OSError):
 
 # --- several files, all or none ------------------------------------------------------------------------
 
-JOURNAL = ".codeproof-journal.json"  # at the repository's root while a change of several files is landing
 ASIDE = ".codeproof-aside-"  # the prefix of a new content written beside the file it replaces
 PRUNED = {".git", ".venv", ".cache", "node_modules", "site"}  # never holds what write_together writes
+
+
+def journal_file(root: Path) -> Path:
+    """The journal of a change of several files that is landing: tool state, so in the user's cache, never in
+    the repository, where a committed journal would name files for recover to overwrite."""
+    return repository_cache(root) / "journal.json"
 
 
 def write_together(root: Path, changes: dict[Path, bytes]) -> None:
@@ -63,6 +69,7 @@ def write_together(root: Path, changes: dict[Path, bytes]) -> None:
     for path in changes:  # what a rename cannot replace, found before anything is committed
         if os.path.ismount(path):
             raise WriteError(path, OSError(errno.EBUSY, "it is a mount point, which a rename cannot replace"))
+    journal = journal_file(root)
     asides: list[Path] = []  # each aside copy as soon as it exists, so an interruption leaves none
     try:
         entries = []
@@ -70,9 +77,10 @@ def write_together(root: Path, changes: dict[Path, bytes]) -> None:
             _write_aside(path, data, asides)
             entries.append({"path": os.path.relpath(path, root), "aside": os.path.relpath(asides[-1], root),
                             "sha256": hashlib.sha256(data).hexdigest()})
-        _write_aside(root / JOURNAL, json.dumps(entries, indent=1).encode("utf-8"), asides)
+        _check_entries(root, entries)
+        _write_aside(journal, json.dumps(entries, indent=1).encode("utf-8"), asides)
         with _signals_held():
-            os.replace(asides.pop(), root / JOURNAL)  # the point of no return
+            os.replace(asides.pop(), journal)  # the point of no return
             asides = []  # the journal owns them now
             _finish(root, entries)
     finally:
@@ -83,21 +91,27 @@ def write_together(root: Path, changes: dict[Path, bytes]) -> None:
 def recover(root: Path) -> list[str]:
     """Finish a change that write_together committed but did not complete, and remove aside copies of one it
     did not commit; what was done, to be said (empty when nothing was pending). ChangeUnfinished when a
-    file that the journal names is neither its old self with its new content aside, nor its new content."""
-    journal = root / JOURNAL
+    file that the journal names is neither its old self with its new content aside, nor its new content, or
+    when the journal names a file it could not have written (outside the repository, through a link)."""
+    journal = journal_file(root)
     said = []
     if journal.is_file():
-        entries = json.loads(journal.read_text(encoding="utf-8"))
+        try:
+            entries = json.loads(journal.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            entries = None
+        _check_entries(root, entries)
         _finish(root, entries)
         said.append(f"finished an interrupted change of {len(entries)} files: "
                     + ", ".join(entry["path"] for entry in entries))
+    strays = [journal.parent / name for name in (os.listdir(journal.parent) if journal.parent.is_dir() else ())
+              if name.startswith(f".{journal.name}{ASIDE}")]
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = [d for d in subfolders if d not in PRUNED]
-        for name in names:
-            if name.startswith(".") and ASIDE in name:
-                (Path(folder) / name).unlink()
-                said.append(f"removed {(Path(folder) / name).relative_to(root)}, left by a change interrupted before "
-                            "it wrote anything")
+        strays += [Path(folder) / name for name in names if name.startswith(".") and ASIDE in name]
+    for stray in strays:
+        stray.unlink()
+        said.append(f"removed {shown_path(stray, root)}, left by a change interrupted before it wrote anything")
     return said
 
 
@@ -105,7 +119,39 @@ class ChangeUnfinished(CodeproofError):
     """A journaled change cannot be finished: a file it names has neither its new content nor a copy of it."""
 
 
+def _check_entries(root: Path, entries: object) -> None:
+    """Each entry names a file inside the repository and its aside copy beside it, as write_together writes
+    them: relative, in normal form, reached through no link, the copy named as _write_aside names it. Checked
+    before any write, so a journal from anywhere can change no file outside the repository, nor move one in."""
+    def inside(relative: object) -> bool:
+        if not isinstance(relative, str) or os.path.isabs(relative) or os.path.normpath(relative) != relative \
+                or relative.split(os.sep)[0] == "..":
+            return False
+        real_root = os.path.realpath(root)
+        return os.path.realpath(os.path.join(real_root, relative)) == os.path.join(real_root, relative)
+
+    def wrong_in(entry: object) -> str | None:
+        if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+            return f"an entry is not a file, its copy and its SHA-256: {entry!r:.80}"
+        path, aside = entry.get("path"), entry.get("aside")
+        if not inside(path):
+            return f"it names {shown_path(str(path))}, which is not a file inside the repository reached through no link"
+        if not (inside(aside) and os.path.dirname(aside) == os.path.dirname(path)
+                and os.path.basename(aside).startswith(f".{os.path.basename(path)}{ASIDE}")):
+            return f"it names {shown_path(str(aside))} as the new content of {shown_path(path)}, not a copy beside it"
+        return None
+
+    wrong = next(filter(None, map(wrong_in, entries)), None) if isinstance(entries, list) \
+        else "it is not a list of changes"
+    if wrong:
+        journal = journal_file(root)
+        raise ChangeUnfinished(f"{journal}: the journal of an interrupted change cannot be followed: {wrong}",
+                               hint=f"delete {journal} (nothing was changed by it), check `git status`, and run the "
+                                    "command again")
+
+
 def _finish(root: Path, entries: list[dict]) -> None:
+    journal = journal_file(root)
     for entry in entries:
         target, aside = root / entry["path"], root / entry["aside"]
         if aside.is_file() and _sha256(aside) == entry["sha256"]:
@@ -114,12 +160,12 @@ def _finish(root: Path, entries: list[dict]) -> None:
             except OSError as error:
                 raise WriteError(target, error) from None
         elif not (target.is_file() and _sha256(target) == entry["sha256"]):
-            raise ChangeUnfinished(f"{JOURNAL}: cannot finish the interrupted change: {entry['path']} has neither "
+            raise ChangeUnfinished(f"{journal}: cannot finish the interrupted change: {entry['path']} has neither "
                                    f"its new content nor a copy of it ({entry['aside']})",
-                                   hint=f"restore the files with `git checkout -- .`, delete {JOURNAL}, and run the "
+                                   hint=f"restore the files with `git checkout -- .`, delete {journal}, and run the "
                                         "command again")
     _fsync_folder(root)
-    (root / JOURNAL).unlink()
+    journal.unlink()
 
 
 def _write_aside(path: Path, data: bytes, made: list[Path], prefix: str | None = None, durable: bool = True) -> None:

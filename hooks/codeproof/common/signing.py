@@ -12,14 +12,14 @@ import secrets
 from pathlib import Path
 
 from codeproof.common.filesystem import write_atomically
+from codeproof.common.usercache import user_cache
 
 KEY_BYTES = 32
 
 
 def default_key_file() -> Path:
     """The secret's file: outside the repository, in the user's cache folder."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "codeproof" / "experiment-cache.key"
+    return user_cache() / "experiment-cache.key"
 
 
 def machine_secret(key_file: Path) -> bytes:

@@ -77,37 +77,49 @@ TARGET_RE = re.compile(rf"^#{ID}$")
 MAX_LABEL = 200  # characters of a text element quoted in a problem
 
 
-def collect_figures(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
+FOLDER_FAULT = ""  # the key of collect_figures' fault about the figure folder itself
+
+
+def collect_figures(run_dir: Path, folder: str = "figures") -> tuple[dict[str, str], dict[str, str]]:
     """The SVG files a run wrote into its figure folder ({name: text}), and {name: why} of those that cannot be
-    figures. Read without following links: the folder is the script's, what lies in it may point anywhere."""
+    figures ({FOLDER_FAULT: why} when the folder itself cannot be read). Read without following links: the
+    folder is the script's, so it and what lies in it may have been replaced by links that point anywhere;
+    each is opened from the run's own folder, which the build made, with O_NOFOLLOW."""
     figures, faults = {}, {}
     try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return figures, faults
-    for name in names:
+        run_fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            descriptor = os.open(folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            faults[name] = "it is a link or cannot be read"
-            continue
-        try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # a folder, a FIFO, a device
-                faults[name] = "it is not a regular file"
-                continue
-            data = os.read(descriptor, FIGURE_CAP + 1)
-        except OSError:
-            faults[name] = "it cannot be read"
-            continue
+            folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=run_fd)
         finally:
-            os.close(descriptor)
-        if len(data) > FIGURE_CAP:
-            faults[name] = f"it is larger than {FIGURE_CAP // 1024 // 1024} MiB"
-            continue
-        try:
-            figures[name] = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            faults[name] = f"byte {error.start} is not UTF-8"
+            os.close(run_fd)
+    except OSError:
+        return figures, {FOLDER_FAULT: f"the run replaced its folder {folder}/ with a link or a file"}
+    try:
+        for name in sorted(os.listdir(folder_fd)):
+            try:
+                descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
+            except OSError:
+                faults[name] = "it is a link or cannot be read"
+                continue
+            try:
+                if not stat.S_ISREG(os.fstat(descriptor).st_mode):  # a folder, a FIFO, a device
+                    faults[name] = "it is not a regular file"
+                    continue
+                data = os.read(descriptor, FIGURE_CAP + 1)
+            except OSError:
+                faults[name] = "it cannot be read"
+                continue
+            finally:
+                os.close(descriptor)
+            if len(data) > FIGURE_CAP:
+                faults[name] = f"it is larger than {FIGURE_CAP // 1024 // 1024} MiB"
+                continue
+            try:
+                figures[name] = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                faults[name] = f"byte {error.start} is not UTF-8"
+    finally:
+        os.close(folder_fd)
     return figures, faults
 
 

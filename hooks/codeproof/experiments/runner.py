@@ -231,7 +231,7 @@ class ExperimentRunner:
             reader.join(STOP_GRACE)
             whole = not reader.is_alive() and len(record) <= RECORD_CAP
             inputs = self._inputs(bytes(record), resources, script, files) if whole else {}
-            figures, faults = collect_figures(run_dir / "figures")
+            figures, faults = collect_figures(run_dir)
         return replace(result, inputs=inputs, limit=self._limit_hit(bytes(record), result), figures=figures,
                        figure_faults=faults, traces=self._traces(bytes(record), script) if whole else {})
 

@@ -255,7 +255,7 @@ class PinnedTree:
             return name
         if not self.listed:
             raise CitationError(f"{name}: the files at the pin cannot be listed here (no cached copy, no network)",
-                                hint="build once on a machine that reaches GitHub or PyPI (it fills .cache/)")
+                                hint="build once on a machine that reaches GitHub or PyPI (it fills the cache in ~/.cache/codeproof/)")
         wanted = [name]
         if MODULE_RE.match(name) and not name.endswith(".py"):
             wanted = [name.replace(".", "/") + ".py", name.replace(".", "/") + "/__init__.py"]

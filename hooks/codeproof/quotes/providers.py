@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from codeproof.series.config import SHA_RE, Baseline, normal_path
+from codeproof.common.gitrun import run_git
 from codeproof.common.structure import FileRef
 from codeproof.quotes.lock import SourceError, git_blob_sha1
 
@@ -183,20 +184,15 @@ class GitProvider:
     def _fetch(self, repo_dir: Path, url: str, ref: str) -> str | None:
         """Fetch `ref` (a commit, tag or branch) from `url`, every received object checked by git; None when it
         could, else why not: the last `fatal:` or `error:` line git wrote, or its last line."""
-        fetched = self._git(repo_dir, "-c", "transfer.fsckObjects=true", "fetch", "--quiet", "--depth", "1",
-                            "--end-of-options", url, ref)
+        fetched = self._git(repo_dir, "fetch", "--quiet", "--depth", "1", "--end-of-options", url, ref)
         if fetched.returncode == 0:
             return None
         said = fetched.stderr.decode(errors="replace").strip().splitlines() or ["git fetch failed"]
         return next((line for line in reversed(said) if line.startswith(("fatal:", "error:"))), said[-1])
 
     def _git(self, repo_dir: Path, *args: str) -> subprocess.CompletedProcess:
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
         try:
-            return subprocess.run(
-                ["git", "-C", str(repo_dir), *args],
-                capture_output=True, stdin=subprocess.DEVNULL, timeout=self.timeout, env=env,
-            )
+            return run_git(*args, git_dir=repo_dir, timeout=self.timeout)
         except subprocess.TimeoutExpired:
             raise ProviderUnavailable(f"git {args[0]} timed out after {self.timeout:.0f} s") from None
 

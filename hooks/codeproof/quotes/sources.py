@@ -54,7 +54,7 @@ class SourceStore:
                 unavailable = str(error)
         else:
             raise SourceError(f"cannot read {repo}@{commit[:7]}: {unavailable}",
-                              hint="build once on a machine that reaches GitHub or PyPI (it fills .cache/)")
+                              hint="build once on a machine that reaches GitHub or PyPI (it fills the cache in ~/.cache/codeproof/)")
         chosen = {path: data for path, data in files.items() if path.startswith(folder.rstrip("/") + "/")}
         for path, data in chosen.items():
             expected = self.lock.expected(FileRef(repo, commit, path))
@@ -134,7 +134,7 @@ class SourceStore:
                 reasons.append(f"{provider.name}: {unavailable}")
         raise SourceError(
             f"cannot fetch {ref}: no cached copy, and " + "; ".join(reasons or ["no provider is configured"]),
-            hint="build once on a machine that reaches GitHub or PyPI (it fills .cache/), or copy .cache/ here",
+            hint="build once on a machine that reaches GitHub or PyPI (it fills the cache in ~/.cache/codeproof/)",
         )
 
 

@@ -18,10 +18,11 @@ import yaml
 import yaml_env_tag
 
 from codeproof.common.errors import CodeproofError
-from codeproof.common.filesystem import JOURNAL
+from codeproof.common.filesystem import journal_file
 from codeproof.common.markers import plain_text
 from codeproof.common.schema import REQUIRED, Finding, ListOf, Section, Value, dotted, validate
 from codeproof.common.structure import Block, FileRef, Limits, Problem, report
+from codeproof.common.usercache import repository_cache
 from codeproof.series.spans import MarkdownSetup
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
@@ -100,7 +101,6 @@ SERIES_SCHEMA = Section({
     "git_remote": _text(_fits_template, "a git URL template holding {repo} and no other {…} field",
                         default="https://github.com/{repo}.git"),
     "lock_file": _repository_path("the lock file", "sources.lock.json"),
-    "cache_dir": _repository_path("the cache folder", ".cache"),
     "experiments": Section({
         "timeout": _number((int, float), 0, MAX_TIMEOUT, f"a number of seconds between 0 and {MAX_TIMEOUT}", 120),
         "output_cap": _number(int, 0, float("inf"), "a positive number of bytes", 1024 * 1024),
@@ -144,9 +144,9 @@ class Series:
     baseline: Baseline
     announced: dict[int, str | None]
     git_remote: str
-    root: Path  # the repository root: posts, experiments, lock and cache are found from here
+    root: Path  # the repository root: posts, experiments and lock are found from here
     lock_file: Path
-    cache_dir: Path
+    cache_dir: Path  # the repository's state in the user's cache (common/usercache.py), never in the repository
     experiment_timeout: float
     output_cap: int
     source_pages: bool = True
@@ -165,8 +165,9 @@ class SeriesConfigError(CodeproofError):
 def series_from_extra(extra_series: object, config_file: Path, text: str | None = None) -> Series:
     """Validate the `extra.series` mapping of the mkdocs.yml at `config_file`; raise SeriesConfigError
     listing every problem, each at the line of mkdocs.yml it is about (`text`: the file's, if read already)."""
-    if (config_file.resolve().parent / JOURNAL).exists():  # the files may be half old, half new: build none of them
-        raise SeriesConfigError([Problem(JOURNAL, 1, "a change of several files (rebase) was interrupted and is "
+    journal = journal_file(config_file.resolve().parent)
+    if journal.exists():  # the files may be half old, half new: build none of them
+        raise SeriesConfigError([Problem(str(journal), 1, "a change of several files (rebase) was interrupted and is "
                                          "not finished", hint="run ./dev.sh check: it finishes the change first")])
     lines, repeated = _key_lines(config_file, text)
     found = [Finding(path, f"is given twice (lines {first} and {second}): YAML keeps the second and drops the first")
@@ -187,7 +188,7 @@ def series_from_extra(extra_series: object, config_file: Path, text: str | None 
         git_remote=values["git_remote"],
         root=root,
         lock_file=root / values["lock_file"],
-        cache_dir=root / values["cache_dir"],
+        cache_dir=repository_cache(root),
         experiment_timeout=float(values["experiments"]["timeout"]),
         output_cap=values["experiments"]["output_cap"],
         limits=Limits(**values["experiments"]["limits"]),
@@ -206,8 +207,6 @@ def _check_together(values: dict, root: Path) -> list[Finding]:
     numbers = [item["number"] for item in values["announced"]]
     found += [Finding(series + ("announced", index), f"number {number} is announced twice")
               for index, number in enumerate(numbers) if number in numbers[:index]]
-    if (root / values["cache_dir"]).exists() and not (root / values["cache_dir"]).is_dir():
-        found.append(Finding(series + ("cache_dir",), f"{values['cache_dir']!r} is a file, not a folder"))
     return found
 
 
