@@ -180,6 +180,24 @@ def series(site: Path):
     return load_series(site / "mkdocs.yml")
 
 
+CHROMIUM = "/usr/bin/chromium"  # Debian's, driven by Playwright: no browser is ever downloaded
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium, one for a module's tests."""
+    from playwright import sync_api as playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """The real site, built once with --strict for the whole run, as CI and readers get it."""

@@ -6,12 +6,14 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import unicodedata
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from mkdocs.config import load_config
 
+from codeproof.common.kinds.registry import CARD_LABELS
 from codeproof.common.usercache import repository_cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,3 +109,33 @@ def switch_scheme(page, scheme: str) -> None:
         page.locator("form[data-md-component=palette] label:not([hidden])").click()
     page.wait_for_function("""want => document.body.dataset.mdColorScheme === want
       && !document.body.hasAttribute('data-md-color-switching')""", arg=want, timeout=10_000)
+
+
+# --- what a reader reads ---------------------------------------------------------------------------------------
+
+# A card's faces as a reader reads them (see `shown`): the stamp's words, each block's marker, each label and kind.
+FACES = ["输出已验证", *(f"[{kind.name}]".replace(" ", "") for kind in CARD_LABELS),
+         *(f"{label}{kind.name}".replace(" ", "") for kind, label in CARD_LABELS.items())]
+
+
+def shown(text: str) -> str:
+    """What a reader reads of innerText: no white space, no invisible format character, upper case."""
+    return "".join(c for c in text if not c.isspace() and unicodedata.category(c) != "Cf").upper()
+
+
+def reads_as_a_face(text: str) -> bool:
+    return any(face.upper() in shown(text) for face in FACES)
+
+
+# On a built page: the verified cards, inline code and Markdown examples (the guide's) are what a reader reads as
+# verified or as names; the rest is what the guard must have read as a reader does.
+OUTSIDE_CARDS = ('[class*="proof-"], :not(pre) > code, .headerlink, .language-markdown, .language-md '
+                 '{ display: none !important; }')
+
+
+def shown_faces(page) -> list[str]:
+    """The faces a loaded page of the site shows outside its verified cards (innerText, as a reader reads it)."""
+    style = page.add_style_tag(content=OUTSIDE_CARDS)
+    text = shown(page.evaluate("document.body.innerText"))
+    style.evaluate("element => element.remove()")
+    return [face for face in FACES if face.upper() in text]

@@ -508,7 +508,7 @@ def test_a_drawing_the_cleaning_let_through_is_refused_by_the_page_guard_at_the_
     from codeproof import engine as engine_module
     from codeproof.experiments.figures import CleanFigure
 
-    monkeypatch.setattr(engine_module, "clean_svg", lambda text, prefix, alt: CleanFigure(
+    monkeypatch.setattr(engine_module, "clean_svg", lambda text, prefix, alt, budgets: CleanFigure(
         '<svg viewBox="0 0 9 9"><a href="javascript:alert(1)"><text>x</text></a></svg>', ()))
     site = make_site(tmp_path)
     (site.root / SCRIPT).write_text(WRITE.format(svg=SVG), encoding="utf-8")
@@ -524,3 +524,32 @@ def test_a_drawing_the_cleaning_let_through_is_refused_by_the_page_guard_at_the_
 def test_a_caption_that_starts_with_the_figure_label_and_names_lines_is_no_cards_head():
     """A figure's card shows no code, so "图 2：L1 与 L2" over a code block is a caption; a code card's head is not."""
     assert not titles_a_card("图 2：L1 与 L2 正则") and titles_a_card("源码 · autograd/core.py L88–L96")
+
+
+@pytest.mark.parametrize("hiding, why", [
+    ('font-size="0"', "is drawn at font size 0"), ('style="font-size: 0.0px"', "is drawn at font size 0.0px"),
+    ('opacity="0"', "is drawn with opacity 0"), ('fill-opacity="0"', "is drawn with fill-opacity 0"),
+    ('fill="none"', "is drawn with fill none"), ('fill="rgba(0,0,0,0)"', "is drawn with fill rgba(0,0,0,0)"),
+    ('clip-path="url(#c)"', "is clipped (clip-path)"), ('textLength="0.01"', "is squeezed to a length of 0.01"),
+])
+def test_text_a_reader_cannot_see_is_refused_naming_the_element(hiding, why):
+    """Integrity round four: a zero-size tspan split a figure's text, which then read as a stamp. Text that is
+    drawn invisibly (however: its own attributes or a group's) could split what a reader sees, so it is refused."""
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs><clipPath id="c"><rect width="1" '
+           f'height="1"/></clipPath></defs><text x="1" y="9">✓ 输出<tspan {hiding}>x</tspan>已验证</text></svg>')
+    assert clean_svg(svg, "f-", "a").problems == (f"its <tspan> holding 'x' {why}: a reader does not see it, so it "
+                                                   "could split the text a reader sees",)
+
+
+def test_text_in_an_invisible_group_is_refused_too():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><g opacity="0"><text x="1" y="9">x</text>'
+           '</g></svg>')
+    assert clean_svg(svg, "f-", "a").problems == ("its <text> holding 'x' is drawn with opacity 0: a reader does not "
+                                                   "see it, so it could split the text a reader sees",)
+
+
+def test_text_after_a_tspan_is_drawn_as_its_parent_is():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><text x="1" y="9" font-size="0">'
+           '<tspan font-size="10">A</tspan>B</text></svg>')
+    assert clean_svg(svg, "f-", "a").problems == ("its <text> holding 'B' is drawn at font size 0: a reader does not "
+                                                   "see it, so it could split the text a reader sees",)

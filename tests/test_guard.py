@@ -493,3 +493,37 @@ def test_a_heading_or_caption_that_reads_as_a_cards_head_is_refused(html, tag):
 
 def test_a_heading_that_only_begins_with_a_label_word_is_prose():
     assert guard("<h2>源码导读：core.py 里的 VJPNode L12</h2><h3>输出</h3><h3>源码：core.py</h3>") == []
+
+
+# --- what a reader sees (integrity round four, class 2) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("split", ['<span title="x"></span>', '<abbr title="note"></abbr>',
+                                   '<span aria-label="y"></span>', '<img alt="" width="0" height="0">',
+                                   '<span title="a"><span title="b"></span></span>'])
+def test_a_stamp_split_by_an_element_that_shows_nothing_is_a_stamp(split):
+    """Before, an empty element with a text attribute split the guard's reading (the attribute's text was read in
+    the flow, with breaks around it), while a browser shows the stamp whole."""
+    assert guard(f"<p>✓ 输出{split}已验证</p>") == [face("输出已验证")]
+
+
+def test_an_images_alt_text_is_read_where_the_image_stands():
+    """An image that does not load (or has no size) shows its alt text in its place."""
+    assert guard('<p>✓ 输出<img alt="已验证" src="a.png"></p>') == [face("输出已验证")]
+
+
+def test_an_attribute_is_read_alone_and_may_not_hold_a_stamp():
+    assert guard('<p><span title="✓ 输出已验证">a</span></p>') == [face("输出已验证")]
+
+
+def test_a_code_span_exempts_only_itself_not_the_stamp_beside_it():
+    """Before, one inline code span that held the stamp's words exempted the whole paragraph."""
+    assert guard("<p>盖章写作 <code>输出已验证</code>。</p>") == []
+    assert guard("<p>盖章写作 <code>输出已验证</code>：✓ 输出已验证</p>") == [face("输出已验证")]
+
+
+def test_a_stamp_or_a_marker_in_a_headings_code_is_refused_as_the_table_of_contents_shows_it_plain():
+    """The table of contents shows a heading's text without its code: there the stamp or a block's marker would
+    read as the page's own."""
+    assert guard('<h2 id="x"><code>✓ 输出已验证</code></h2>') == [face("输出已验证")]
+    assert guard('<h2 id="x"><code>[OUTPUT]</code>：实验的输出</h2>') == [escaped("OUTPUT")]

@@ -50,6 +50,8 @@ def traced_dev_sh(repo: Path, tmp_path: Path, *args: str) -> tuple[subprocess.Co
     """./dev.sh args under `strace -f` with a user cache of its own and a python3 that passes dev.sh's version
     check but installs nothing (no network, and nothing the attack could lead it to run): (the run, every
     program it started)."""
+    if not shutil.which("strace"):
+        pytest.fail("strace is missing: install it (.ci/run does)")
     fake_bin = tmp_path / "fake-bin"
     fake_bin.mkdir(exist_ok=True)
     (fake_bin / "python3").write_text('#!/bin/sh\n[ "$1" = -c ] && exit 0\necho "python3 $*: refused by the test" >&2\n'

@@ -211,7 +211,8 @@ def output_changes(engine: Engine, posts: list[ParsedPost], package_tree: Path) 
     the other commit), in the build's sandbox and not cached; a line per block, and whether any would change."""
     series = engine.series
     runner = ExperimentRunner(series.root, series.cache_dir, series.experiment_timeout, series.output_cap,
-                              use_cache=False, python_path=package_tree, limits=series.limits)
+                              use_cache=False, python_path=package_tree, limits=series.limits,
+                              budgets=series.budgets)
     blocks = [block for post in posts for block in post.blocks if block.kind.drifts is Drifts.OUTPUT]
     try:
         for script in dict.fromkeys(block.fields["File"] for block in blocks):

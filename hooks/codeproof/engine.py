@@ -24,6 +24,7 @@ from codeproof.quotes.citations import (Form, PinnedTree, Verdict, definitions_f
                                         definitions_to_json, files_key)
 from codeproof.quotes.lock import SourceError
 from codeproof.quotes.sources import SourceStore, default_store
+from codeproof.common.filesystem import write_atomically
 from codeproof.common.inlinecode import InlineCode
 from codeproof.series.spans import CodeSpan, code_spans
 from codeproof.common.structure import Block, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
@@ -56,7 +57,7 @@ class Engine:
         self.store = store or default_store(series)
         self.runner = runner or ExperimentRunner(
             series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache,
-            limits=series.limits,
+            limits=series.limits, budgets=series.budgets,
         )
 
     def pinned_tree(self, package: dict[str, bytes], scripts: dict[str, str], read: Callable[[str], str] | None = None,
@@ -262,7 +263,8 @@ class Engine:
         """(what the run produced, what the card draws) of a Graph: the trace's record, and the graph it holds."""
         script, call = block.fields["File"], traced_call(block.fields)
         produced = run.traces.get(call)
-        graph = read_graph(produced) if produced is not None else "the run traced nothing (it did not reach its end)"
+        graph = read_graph(produced, self.series.budgets) if produced is not None \
+            else "the run traced nothing (it did not reach its end)"
         if isinstance(graph, str):
             return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
                                  "the call runs after the script, with its globals: name a function it defines "
@@ -279,7 +281,7 @@ class Engine:
             return self._problem(block, f"FIGURE {script}: {why} (its figure folder holds {wrote})",
                                  f"write the figure to os.path.join(os.environ['{FIGURES_ENV}'], '{name}'): "
                                  "the build gives each run that folder", run)
-        clean = clean_svg(run.figures[name], self._prefix(block), block.fields["Alt"])
+        clean = clean_svg(run.figures[name], self._prefix(block), block.fields["Alt"], self.series.budgets)
         if clean.problems:
             return Checked(block, problem=Problem(
                 block.post, block.line, f"FIGURE {script}: {name} cannot be shown as it is",
@@ -325,8 +327,7 @@ class Engine:
             return Checked(block, excerpt=_whole("\n".join(recorded)), run=run, repair="\n".join(recorded))
         return Checked(block, problem=self._mismatch(block, reconciled), repair="\n".join(reconciled.lines), run=run)
 
-    @staticmethod
-    def _mismatch(block: Block, reconciled: Reconciled) -> Problem:
+    def _mismatch(self, block: Block, reconciled: Reconciled) -> Problem:
         """The output differs: each number out of tolerance at its post line, then the diff."""
         script, tolerance = block.fields["File"], block.tolerance
         message = f"OUTPUT {script}: output differs from the recorded output"
@@ -342,8 +343,25 @@ class Engine:
             message += f"; {count} {'number is' if count == 1 else 'numbers are'} out of tolerance"
         kept = " (numbers within tolerance keep their recorded text)" if tolerance else ""
         hint = f"run `./dev.sh update` to record the new output{kept}, or fix the experiment"
-        return Problem(block.post, block.line, message, hint=hint,
-                       detail="".join(numbers) + output_diff(block.quote, reconciled, script, tolerance))
+        detail = "".join(numbers) + output_diff(block.quote, reconciled, script, tolerance)
+        return Problem(block.post, block.line, message, hint=hint, detail=self._within_budget(detail, block))
+
+    def _within_budget(self, detail: str, block: Block) -> str:
+        """A problem's detail as the log shows it: past the budget's lines, its start, and the whole of it in a
+        file (in the repository's cache) that the log names, so a long mismatch neither floods the log nor is lost."""
+        budget = self.series.budgets.diff_lines
+        lines = detail.splitlines(keepends=True)
+        if len(lines) <= budget:
+            return detail
+        whole = self.series.cache_dir / "reports" / f"{block.post.replace('/', '__')}-{block.line}.diff"
+        try:
+            whole.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(whole, detail.encode("utf-8", "surrogateescape"))
+            where = f"the whole of it is in {whole}"
+        except OSError as error:
+            where = f"the whole of it could not be written to {whole}: {error.strerror}"
+        return "".join(lines[:budget]) + (f"… and {len(lines) - budget} more lines, past "
+                                           f"{self.series.budgets.phrase('diff_lines')}: {where}\n")
 
     def _version_problem(self) -> str | None:
         installed, pinned = self.runner.versions["autograd"], self.series.baseline.version

@@ -183,6 +183,26 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Budgets:
+    """What the build spends on what a run leaves it (a traced graph, drawings, a mismatch's diff), so that no script
+    makes a build that never ends, a cache entry without end or a figure that stops a reader's browser; each is
+    settable in extra.series.experiments.budgets under its name here."""
+
+    graph_edges: int = 200  # edges of a traced graph (its nodes: at most tracing.MAX_NODES)
+    trace_kib: int = 256  # the record of one traced graph
+    svg_elements: int = 20_000  # a figure's elements, each reference counted as the elements it copies
+    svg_reference_depth: int = 2  # references through references (<use>, patterns, masks, clips, markers)
+    figure_files: int = 16  # files in one run's figure folder
+    figure_mib: int = 8  # bytes of one run's figure folder, all files together
+    diff_lines: int = 200  # lines of a diff shown in the log; the whole diff goes to a file the message names
+
+    def phrase(self, name: str) -> str:
+        """The budget `name` as a problem names it: how much, and where it is set."""
+        unit = {"trace_kib": " KiB", "figure_mib": " MiB"}.get(name, "")
+        return f"the budget {name} ({getattr(self, name)}{unit}; extra.series.experiments.budgets.{name} in mkdocs.yml)"
+
+
+@dataclass(frozen=True)
 class RunResult:
     """One run of an experiment script (or its cached record)."""
 

@@ -1,7 +1,7 @@
 """The signed cache of experiment runs: the last good run of each script, reused while nothing it read changed.
 
 The last good run of each script (what it printed, the figures it wrote, the graphs it traced) is kept in
-`<cache>/experiments/<sha256(format, script, versions, limits, graphs asked)>.json` and reused while the script
+`<cache>/experiments/<sha256(format, script, versions, limits, budgets, graphs asked)>.json` and reused while the script
 and every recorded input hash the same and Python, numpy and autograd are the same versions. A cache is a convenience, never evidence:
 - A build with CI=true (or 1) in its environment (the publishing workflow, `.ci/run`) reads no entry
   and runs every experiment: that is the guarantee of what is published. CODEPROOF_NO_CACHE=1 does
@@ -26,7 +26,7 @@ from pathlib import Path
 from codeproof.series.config import in_ci
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.signing import mac, machine_secret, signed_by
-from codeproof.common.structure import Limits, RunResult
+from codeproof.common.structure import Budgets, Limits, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
 
@@ -50,18 +50,19 @@ def input_digest(files: dict[str, bytes], name: str) -> str | None:
 class RunCache:
     """The entries of one toolchain (`versions`) under `limits`, in `folder`, signed with the key in `key_file`."""
 
-    def __init__(self, folder: Path, key_file: Path, versions: dict[str, str], limits: Limits):
+    def __init__(self, folder: Path, key_file: Path, versions: dict[str, str], limits: Limits,
+                 budgets: Budgets = Budgets()):
         self.folder = folder
         self.key_file = key_file
         self.versions = versions
-        self.limits = limits
+        self.limits, self.budgets = limits, budgets
         self._key: bytes | None = None
         self._key_lock = threading.Lock()  # scripts finish on several threads; the key is made once
 
     def entry(self, script: str, calls: tuple[str, ...]) -> Path:
         """Where the last good run of `script`, tracing `calls`, is kept."""
-        # A run that passed under other limits may not pass under these.
-        key = [CACHE_FORMAT, script, self.versions, asdict(self.limits), calls]
+        # A run that passed under other limits (or whose figures were read under other budgets) may not pass now.
+        key = [CACHE_FORMAT, script, self.versions, asdict(self.limits), asdict(self.budgets), calls]
         name = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
         return self.folder / f"{name}.json"
 

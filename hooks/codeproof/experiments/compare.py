@@ -66,15 +66,22 @@ def reconcile(recorded: str, actual: str, tolerance: Tolerance | None) -> Reconc
     if tolerance is None:
         return Reconciled(got)
     reconciled = Reconciled([])
-    matcher = difflib.SequenceMatcher(None, [_text_of(line) for line in want], [_text_of(line) for line in got],
-                                      autojunk=False)
-    for tag, w1, _, g1, g2 in matcher.get_opcodes():
+    texts = [_text_of(line) for line in want], [_text_of(line) for line in got]
+    if len(want) * len(got) <= PAIRING_WORK:
+        opcodes = difflib.SequenceMatcher(None, *texts, autojunk=False).get_opcodes()
+    else:  # difflib's pairing grows with the product of the lengths: past the bound, lines pair by position
+        opcodes = [("equal" if texts[0][n] == texts[1][n] else "replace", n, n + 1, n, n + 1)
+                   for n in range(min(len(want), len(got)))] + [("insert", len(want), len(want), len(want), len(got))]
+    for tag, w1, _, g1, g2 in opcodes:
         for offset in range(g2 - g1):
             line = got[g1 + offset]
             if tag == "equal":
                 line = _reconcile_line(w1 + offset, want[w1 + offset], line, tolerance, reconciled.out)
             reconciled.lines.append(line)
     return reconciled
+
+
+PAIRING_WORK = 1_000_000  # recorded lines × printed lines that difflib pairs; past it, lines pair by position
 
 
 def _text_of(line: str) -> tuple[str, ...]:

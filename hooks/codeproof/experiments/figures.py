@@ -25,6 +25,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
 from codeproof.common.markers import BIDI_RE, card_face, names_marker
+from codeproof.common.structure import Budgets
 
 FIGURE_CAP = 2 * 1024 * 1024  # bytes of one figure file: more is no drawing a page should inline
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -80,11 +81,13 @@ MAX_LABEL = 200  # characters of a text element quoted in a problem
 FOLDER_FAULT = ""  # the key of collect_figures' fault about the figure folder itself
 
 
-def collect_figures(run_dir: Path, folder: str = "figures") -> tuple[dict[str, str], dict[str, str]]:
+def collect_figures(run_dir: Path, budgets: Budgets = Budgets(), folder: str = "figures") \
+        -> tuple[dict[str, str], dict[str, str]]:
     """The SVG files a run wrote into its figure folder ({name: text}), and {name: why} of those that cannot be
-    figures ({FOLDER_FAULT: why} when the folder itself cannot be read). Read without following links: the
-    folder is the script's, so it and what lies in it may have been replaced by links that point anywhere;
-    each is opened from the run's own folder, which the build made, with O_NOFOLLOW."""
+    figures ({FOLDER_FAULT: why} when the folder itself cannot be read, or holds more than the budgets allow: then
+    nothing of it is kept). Read without following links: the folder is the script's, so it and what lies in it
+    may have been replaced by links that point anywhere; each is opened from the run's own folder, which the build
+    made, with O_NOFOLLOW."""
     figures, faults = {}, {}
     try:
         run_fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
@@ -95,7 +98,11 @@ def collect_figures(run_dir: Path, folder: str = "figures") -> tuple[dict[str, s
     except OSError:
         return figures, {FOLDER_FAULT: f"the run replaced its folder {folder}/ with a link or a file"}
     try:
-        for name in sorted(os.listdir(folder_fd)):
+        names, total = sorted(os.listdir(folder_fd)), 0
+        if len(names) > budgets.figure_files:
+            return {}, {FOLDER_FAULT: f"the run wrote {len(names)} files into its figure folder, past "
+                                      f"{budgets.phrase('figure_files')}"}
+        for name in names:
             try:
                 descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
             except OSError:
@@ -114,6 +121,10 @@ def collect_figures(run_dir: Path, folder: str = "figures") -> tuple[dict[str, s
             if len(data) > FIGURE_CAP:
                 faults[name] = f"it is larger than {FIGURE_CAP // 1024 // 1024} MiB"
                 continue
+            total += len(data)
+            if total > budgets.figure_mib * 1024 * 1024:
+                return {}, {FOLDER_FAULT: f"the run wrote more than {budgets.figure_mib} MiB into its figure folder, "
+                                          f"past {budgets.phrase('figure_mib')}"}
             try:
                 figures[name] = data.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -129,7 +140,7 @@ class CleanFigure:
     problems: tuple[str, ...]  # why it cannot be shown; when any, svg is ""
 
 
-def clean_svg(text: str, prefix: str, alt: str) -> CleanFigure:
+def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) -> CleanFigure:
     """The SVG a script wrote, as a page may show it inline: `prefix` starts each of its ids, `alt` is its text
     alternative (the svg is an image with that name)."""
     try:
@@ -145,6 +156,8 @@ def clean_svg(text: str, prefix: str, alt: str) -> CleanFigure:
     _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
         problems += _references(root, prefix) + _read_text(root)
+    if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
+        problems += _drawn_within(root, budgets)
     _size(root, problems)
     if "fill" not in root.attrib:  # SVG's default is black, which a page shows in its text colour
         root.set("fill", "currentColor")
@@ -156,8 +169,9 @@ def clean_svg(text: str, prefix: str, alt: str) -> CleanFigure:
 
 
 def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
-           in_text: bool = False) -> None:
-    """Clean an element and what it holds in place, and say what cannot be cleaned."""
+           in_text: bool = False, hidden: str | None = None) -> None:
+    """Clean an element and what it holds in place, and say what cannot be cleaned. `hidden`: why a group around it
+    draws nothing a reader sees (opacity 0, a clip or a mask), if it does."""
     name = _name(element.tag)
     if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
         problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
@@ -167,19 +181,63 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         return
     element.tag = name  # the default namespace, written once on the root
     style = _attributes(element, name, prefix, problems)
-    colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in ("fill", "stroke")},
-               **{key: value for key, value in style.items() if key in ("fill", "stroke")}}
+    colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in INHERITED},
+               **{key: value for key, value in style.items() if key in INHERITED}}
+    hidden = hidden or _hides({**element.attrib, **style})
     for key in ("fill", "stroke"):
         if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
             _contrast(colours.get(key, ""), key, name, problems)
     textual = name in ("text", "tspan")
+    own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
+    if textual and own_text.strip():
+        unseen = hidden or _hides_text(colours, element.attrib)
+        if unseen:
+            problems.append(f"its <{name}> holding {own_text.strip()[:MAX_LABEL]!r} {unseen}: a reader does not "
+                            "see it, so it could split the text a reader sees")
     element.text = " ".join(element.text.split("\n")) if textual and element.text else None  # one line: Markdown
     element.tail = " ".join(element.tail.split("\n")) if in_text and element.tail else None  # keeps it whole
     for child in list(element):
         if not isinstance(child.tag, str) or _name(child.tag) in DROPPED:  # comments, metadata, style sheets
             element.remove(child)
         else:
-            _clean(child, prefix, problems, colours, depth + 1, textual)
+            _clean(child, prefix, problems, colours, depth + 1, textual, hidden)
+
+
+INHERITED = ("fill", "stroke", "font-size")  # what an element takes from the group around it, if it does not say
+
+
+def _number(value: str) -> float | None:
+    """The number a length or an opacity starts with (`0.0px`, `1e-3`), or None."""
+    found = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)", value or "", re.I)
+    return float(found[1]) if found else None
+
+
+def _hides(properties: dict[str, str]) -> str | None:
+    """Why an element draws nothing a reader sees of what it holds (opacity 0, a clip or a mask), or None. A clip
+    or a mask may leave text partly seen: a figure's text is never clipped (matplotlib does not clip it)."""
+    for key in ("opacity", "fill-opacity"):
+        if key in properties and (_number(properties[key]) or 0) <= 0:
+            return f"is drawn with {key} {properties[key]}"
+    for key in ("clip-path", "mask"):
+        if properties.get(key, "none") != "none":
+            return f"is clipped ({key})"
+    return None
+
+
+def _hides_text(colours: dict[str, str], attributes: dict[str, str]) -> str | None:
+    """Why a text element's own characters are not seen: a size under a pixel, no fill, or squeezed to nothing."""
+    size = colours.get("font-size")
+    if size is not None and (_number(size) or 0) < 1:
+        return f"is drawn at font size {size}"
+    fill = colours.get("fill", "")
+    colour = tinycss2.color3.parse_color(fill) if fill else None
+    if fill.strip().lower() in ("none", "transparent") or colour is not None and colour != "currentColor" \
+            and colour.alpha == 0:
+        return f"is drawn with fill {fill}"
+    length = attributes.get("textLength")
+    if length is not None and (_number(length) or 0) < 1:
+        return f"is squeezed to a length of {length}"
+    return None
 
 
 def _references(root: Element, prefix: str) -> list[str]:
@@ -200,6 +258,45 @@ def _references(root: Element, prefix: str) -> list[str]:
             elif element.tag == "use" and any(part.tag == "use" for part in ids[target].iter()):
                 problems.append(f"<use> copies #{said}, which holds a <use> itself: copies of copies multiply")
     return problems
+
+
+class _PastBudget(Exception):
+    pass
+
+
+def _drawn_within(root: Element, budgets: Budgets) -> list[str]:
+    """What a browser draws of the figure, within the budgets: every element, each reference (a <use>, a pattern,
+    mask, clip or marker a paint or a clip names) counted as the elements it copies, through at most
+    `svg_reference_depth` references of references. Patterns that fill with patterns multiply as <use> does:
+    nine levels of ten make 10^9 copies, which stop a reader's browser."""
+    ids = {element.get("id"): element for element in root.iter() if "id" in element.attrib}
+
+    def targets(element: Element) -> list[Element]:
+        named = [element.get("href", "")] + re.findall(r"url\(#([^)]*)\)", " ".join(element.attrib.values()))
+        return [ids[name.removeprefix("#")] for name in named if name.removeprefix("#") in ids]
+
+    weights: dict[tuple[int, int], int] = {}
+
+    def weight(element: Element, depth: int) -> int:
+        if depth > budgets.svg_reference_depth:
+            raise _PastBudget(f"its references reach through more than {budgets.svg_reference_depth} levels "
+                              f"(<{element.tag}> is one), past {budgets.phrase('svg_reference_depth')}")
+        key = (id(element), depth)
+        if key not in weights:
+            total = 0
+            for part in element.iter():
+                total += 1 + sum(weight(target, depth + 1) for target in targets(part))
+                if total > budgets.svg_elements:
+                    raise _PastBudget(f"it draws more than {budgets.svg_elements} elements, each reference counted "
+                                      f"as what it copies, past {budgets.phrase('svg_elements')}")
+            weights[key] = total
+        return weights[key]
+
+    try:
+        weight(root, 0)
+    except _PastBudget as past:
+        return [str(past)]
+    return []
 
 
 def _read_text(root: Element) -> list[str]:

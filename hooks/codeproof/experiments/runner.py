@@ -38,7 +38,7 @@ from codeproof.experiments.sandbox import (NO_SANDBOX_IN_CI, NOBODY, SANDBOX_NOT
                                            bwrap_works, give, run_env)
 from codeproof.experiments.tracing import TRACE
 from codeproof.common.signing import default_key_file
-from codeproof.common.structure import Limits, Problem, RunResult
+from codeproof.common.structure import Budgets, Limits, Problem, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
 
@@ -79,14 +79,14 @@ def _installed_version(package: str) -> str:
 class ExperimentRunner:
     def __init__(self, root: Path, cache_dir: Path, timeout: float, output_cap: int, use_cache: bool = True,
                  sandbox: str | None = None, key_file: Path | None = None, python_path: Path | None = None,
-                 limits: Limits = Limits()):
+                 limits: Limits = Limits(), budgets: Budgets = Budgets()):
         """sandbox: "bwrap" or "subreaper"; None takes bwrap where it works. key_file: the cache's secret."""
         if sandbox not in (None, *SANDBOXES):
             raise ValueError(f"sandbox must be one of {SANDBOXES}, not {sandbox!r}")
         self.root = root
         self.timeout = timeout
         self.output_cap = output_cap
-        self.limits = limits
+        self.limits, self.budgets = limits, budgets
         # Caches are conveniences: CI trusts none (see cache).
         # A run against another package tree is no evidence for the build: it neither reads nor fills the cache.
         self.use_cache = use_cache and python_path is None and cache_readable()
@@ -94,7 +94,7 @@ class ExperimentRunner:
         self.key_file = key_file or default_key_file()
         self.python_path = python_path
         self.versions = toolchain_versions()
-        self._cache = RunCache(cache_dir / "experiments", self.key_file, self.versions, limits)
+        self._cache = RunCache(cache_dir / "experiments", self.key_file, self.versions, limits, budgets)
         _remove_stale_runs()  # whether or not this build runs a script (its runs may all be cached)
         self.runs = 0  # scripts actually run by this runner (cache hits do not count)
         self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="experiment")
@@ -231,7 +231,7 @@ class ExperimentRunner:
             reader.join(STOP_GRACE)
             whole = not reader.is_alive() and len(record) <= RECORD_CAP
             inputs = self._inputs(bytes(record), resources, script, files) if whole else {}
-            figures, faults = collect_figures(run_dir)
+            figures, faults = collect_figures(run_dir, self.budgets)
         return replace(result, inputs=inputs, limit=self._limit_hit(bytes(record), result), figures=figures,
                        figure_faults=faults, traces=self._traces(bytes(record), script) if whole else {})
 

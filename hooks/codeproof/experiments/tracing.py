@@ -20,10 +20,13 @@ import json
 from dataclasses import dataclass
 
 from codeproof.common.markers import card_face, names_marker
+from codeproof.common.structure import Budgets
 from codeproof.series.config import normal_path
 
 MAX_NODES = 80  # a graph past this many nodes is no figure a phone can show
 MAX_NAME = 40  # characters of a node's label
+MAX_MAKERS = 16  # VJP makers of one primitive (one per argument: autograd's have a few)
+MAX_NAMES = 64  # names of one primitive in autograd's modules and the script
 
 # Run with `exec(TRACE, {"namespace": <the script's globals>, "calls": [(name, argument source), ...],
 # "inside": <the run's resource folder>, "emit": <write one (call index, JSON text)>})`.
@@ -142,8 +145,12 @@ class TracedGraph:
     output: int
 
 
-def read_graph(text: str) -> TracedGraph | str:
-    """A recorded trace as a graph, or why it is none (the run's error, or a record that is not one)."""
+def read_graph(text: str, budgets: Budgets = Budgets()) -> TracedGraph | str:
+    """A recorded trace as a graph, or why it is none (the run's error, a record that is not one, or one past a
+    budget: the script could write any record, and drawing takes time with its nodes, edges and makers)."""
+    size = len(text.encode("utf-8", "surrogateescape"))
+    if size > budgets.trace_kib * 1024:
+        return f"the trace's record is {size // 1024} KiB, past {budgets.phrase('trace_kib')}"
     try:
         data = json.loads(text)
         if "error" in data:
@@ -157,6 +164,13 @@ def read_graph(text: str) -> TracedGraph | str:
     if not nodes or len(nodes) > MAX_NODES or not 0 <= output < len(nodes) \
             or any(not 0 <= p < n for n, node in enumerate(nodes) for p in node.parents):
         return f"the trace's record is not a graph of at most {MAX_NODES} nodes whose parents come first"
+    crowded = [node.name for node in nodes if len(node.makers) > MAX_MAKERS or len(node.names) > MAX_NAMES]
+    if crowded:
+        return (f"the trace's record gives {crowded[0][:MAX_NAME]!r} more than {MAX_MAKERS} VJP makers or "
+                f"{MAX_NAMES} names, which no primitive of autograd has")
+    edges = len({(parent, n) for n, node in enumerate(nodes) for parent in node.parents})
+    if edges > budgets.graph_edges:
+        return f"the traced graph has {edges} edges, past {budgets.phrase('graph_edges')}"
     odd = [node.name for node in nodes if not node.name.isidentifier() or len(node.name) > MAX_NAME] + \
         [path for node in nodes for path, _, _ in node.makers if normal_path(path) != path]
     if odd:

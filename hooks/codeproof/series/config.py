@@ -21,7 +21,7 @@ from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import journal_file
 from codeproof.common.markers import plain_text
 from codeproof.common.schema import REQUIRED, Finding, ListOf, Section, Value, dotted, validate
-from codeproof.common.structure import Block, FileRef, Limits, Problem, report
+from codeproof.common.structure import Block, Budgets, FileRef, Limits, Problem, report
 from codeproof.common.usercache import repository_cache
 from codeproof.series.spans import MarkdownSetup
 
@@ -111,6 +111,8 @@ SERIES_SCHEMA = Section({
             "cpu_seconds": _number(int, 0, MAX_TIMEOUT, f"a whole number of seconds from 1 to {MAX_TIMEOUT}",
                                    Limits.cpu_seconds),
         }),
+        "budgets": Section({name: _number(int, 0, 1 << 30, "a positive whole number", getattr(Budgets, name))
+                            for name in Budgets.__dataclass_fields__}),
     }),
     # Publish the quoted package's files, cross-referenced (source/).
     "source_pages": Value(bool, "true or false", default=True),
@@ -151,6 +153,7 @@ class Series:
     output_cap: int
     source_pages: bool = True
     limits: Limits = Limits()
+    budgets: Budgets = Budgets()
     source_page_max_lines: int = 20_000
 
 
@@ -192,6 +195,7 @@ def series_from_extra(extra_series: object, config_file: Path, text: str | None 
         experiment_timeout=float(values["experiments"]["timeout"]),
         output_cap=values["experiments"]["output_cap"],
         limits=Limits(**values["experiments"]["limits"]),
+        budgets=Budgets(**values["experiments"]["budgets"]),
         source_pages=values["source_pages"],
         source_page_max_lines=values["source_page_max_lines"],
     )

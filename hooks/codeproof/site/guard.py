@@ -42,14 +42,15 @@ from codeproof.experiments.figures import shown_svg_problems
 
 KINDS = {kind.name for kind in BlockKind}
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
-TITLES = {"h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption"}  # (and boxes' titles) what may head a code block
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+TITLES = HEADINGS | {"caption", "figcaption"}  # (and boxes' titles) what may head a code block
 # What a browser re-opens after a block closes (the HTML standard's formatting elements, and a link): one left
 # open before a card wraps it (struck through, hidden small, or a link elsewhere), or wraps the rest of the page.
 FORMATTING = {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u"}
 SENTINEL = '<p id="codeproof-guard-sentinel-{}">x</p>'
 BREAK = "\x1e"  # between the texts of two blocks (and around an exempt one): they are never read as one
 BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "tr",
-              "td", "th", "caption", "figure", "figcaption", "details", "summary", "hr", "br", "dl", "dt", "dd"}
+              "td", "th", "caption", "figure", "figcaption", "details", "summary", "hr", "dl", "dt", "dd"}
 
 SEALED_PREFIX = "proof-"  # the classes of what only the engine renders: proof-card…, proof-error…
 DRAWING_KINDS = {kind for kind in BlockKind if kind.draws}  # their cards hold a run's drawing
@@ -94,8 +95,18 @@ class _Reading:
     figure_cards: int = 0
     # What a figure card's drawing holds that no figure may: (the card's place among the page's figure cards, what).
     figures: list[tuple[int, str]] = field(default_factory=list)
-    # Text a reader sees outside exempt regions, in skeleton form: (text, id of its inline code span or None)
+    # Text a reader sees outside exempt regions, in skeleton form: (text, id of its inline code span or None), as
+    # the page reads with its images shown, and as it reads with each image's alt text in its place (an image that
+    # does not load, or has no size).
     segments: list[tuple[str, int | None]] = field(default_factory=list)
+    with_alt: list[tuple[str, int | None]] = field(default_factory=list)
+    # Each text attribute a reader may see (a tooltip, a cell's label), read alone: it is shown apart from the text
+    # around its element, so it neither splits that text nor joins it.
+    attributes: list[list[tuple[str, int | None]]] = field(default_factory=list)
+
+    def flow(self, text: str, code: int | None = None) -> None:
+        self.segments.append((text, code))
+        self.with_alt.append((text, code))
 
 
 def _read(html: str, seal: str) -> _Reading:
@@ -113,7 +124,9 @@ def _read(html: str, seal: str) -> _Reading:
             continue
         sealed, example, code = _open(reading, node, seal, sealed, example, code)
         if tag in BLOCK_TAGS:  # a reader sees a new block here; a line break inside a paragraph is a space
-            reading.segments.append((BREAK, None))
+            reading.flow(BREAK)
+        elif tag == "br":  # a line break in a paragraph: what it splits still reads on (a face over two lines)
+            reading.flow("\n")
         if sealed:  # what the engine rendered holds verified text only: nothing in it to check
             continue
         children, child = [], node.child
@@ -183,17 +196,21 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
         example = bool(classes & EXAMPLE_CLASSES)
     if tag == "code" and code is None:
         code = node.mem_id
-    if tag == "pre":
-        code = -1  # code inside pre is a block, not an inline span: never exempt by itself
+    if tag == "pre" or tag in HEADINGS:
+        # Code inside pre is a block, not an inline span; a heading's is shown plain by the table of contents and
+        # the page's title: never exempt by itself.
+        code = -1
     return sealed, example, code
 
 
 def _shown_attribute(reading: _Reading, tag: str, name: str, value: str, sealed: bool) -> None:
     """Text a reader sees from an attribute (a tooltip; a table cell's label, drawn above it on a phone) is read
-    like the page's text, and may not be a card's label: nothing but a block's kind, or for a drawn label, any
-    text naming one."""
+    like the page's text, alone, and may not be a card's label: nothing but a block's kind, or for a drawn label,
+    any text naming one. An image's alt text also stands in the page's text where the image is not shown."""
     shown = skeleton(value)
-    reading.segments += [(BREAK, None), (shown, None), (BREAK, None)]
+    reading.attributes.append([(shown, None)])
+    if tag == "img" and name == "alt":
+        reading.with_alt.append((shown, None))
     if sealed:
         return
     bidi = BIDI_RE.search(value)
@@ -215,10 +232,10 @@ def _text(reading: _Reading, text: str | None, sealed: bool, example: bool, code
         reading.refused.append((f"a bidirectional control character (U+{ord(bidi.group()):04X}): it can make text "
                                 "read as something else", bidi.group()))
     if sealed or (example and code == -1):
-        reading.segments.append((BREAK, None))  # exempt: shown as written, and never joined to its neighbours
+        reading.flow(BREAK)  # exempt: shown as written, and never joined to its neighbours
         return
     shown = skeleton(text)  # once per text: every text of every page comes here
-    reading.segments.append((shown, code if code != -1 else None))
+    reading.flow(shown, code if code != -1 else None)
 
 
 def unseal(html: str, seal: str) -> str:
@@ -303,14 +320,15 @@ def _check_page(html: str, post: str, source_lines: list[str], first_line: int, 
     problems += [Problem(post, figure_lines[k] if k < len(figure_lines) else first_line, f"the page holds {what}",
                          hint="the figure's script drew it: draw with paths, shapes and text only")
                  for k, what in dict.fromkeys(reading.figures)]
-    for kind in _escaped_markers(reading.segments):
+    for kind in _escaped_markers(reading.segments, reading.with_alt, *reading.attributes):
         problems.append(Problem(
             post, lines.marker(kind), f"the rendered page shows [{kind}] outside a verified card: a block was "
             "published without being verified, or the text names a marker outside inline code",
             hint=f"write a block as the authoring guide shows (`[{kind}]` alone at the start of a line, at the top "
                  "level); mention a marker in prose as inline code; fence an example of the format with ```markdown",
         ))
-    for face in _faces(reading.segments):
+    for face in dict.fromkeys(face for flow in (reading.segments, reading.with_alt, *reading.attributes)
+                              for face in _faces(flow)):
         problems.append(Problem(post, lines.face(face), f"the page shows {face!r} outside a "
                                 "verified card: a card's face (its label, or its stamp's wording) would pass for one",
                                 hint="remove it from the post: only the build renders cards"))
@@ -329,8 +347,9 @@ def _check_page(html: str, post: str, source_lines: list[str], first_line: int, 
 
 def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
     """Each card face in the page's text, block by block with the segments joined (`✓ 输出<span></span>已验证`,
-    `源码<code>REAL SOURCE</code>` and a face broken over two lines of a paragraph are faces), unless a single inline
-    code span holds it whole (prose that names the label writes it as code)."""
+    `源码<code>REAL SOURCE</code>` and a face broken over two lines of a paragraph are faces). An inline code span
+    that holds a face whole is exempt, and only that span (prose that names the label writes it as code): the text
+    on either side of it is read without it."""
     blocks: list[list[tuple[str, int | None]]] = [[]]
     for segment, code in segments:
         for n, part in enumerate(segment.split(BREAK)):
@@ -340,13 +359,21 @@ def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
             blocks[-1].append((lines_as_spaces, code))
     found = []
     for line in blocks:
-        face = card_face("".join(text for text, _ in line))
         spans: dict[int, str] = {}
         for text, code in line:
             if code is not None:
                 spans[code] = spans.get(code, "") + text
-        if face and face not in found and not any(card_face(text) == face for text in spans.values()):
-            found.append(face)
+        exempt = {code for code, text in spans.items() if card_face(text)}
+        pieces = [""]
+        for text, code in line:
+            if code in exempt:
+                pieces.append("")  # the span itself is not read, and does not join its neighbours
+            else:
+                pieces[-1] += text
+        for piece in pieces:
+            face = card_face(piece)
+            if face and face not in found:
+                found.append(face)
     return found
 
 
@@ -375,15 +402,21 @@ def _left_open(html: str, seal: str) -> list[tuple[str, bool]]:
     return found
 
 
-def _escaped_markers(segments: list[tuple[str, int | None]]) -> list[str]:
-    """The kind of every marker in the text that does not lie within a single inline code span. Segments are
-    joined, so a marker split by tags (`[OUT<b></b>PUT]`) or across code (`[OUT`PUT]`) still reads as one."""
-    text, owners = "", []
-    for segment, code in segments:
-        text += segment
-        owners += [code] * len(segment)
-    return [kind_named(m.group(1)) for m in ANY_MARKER_RE.finditer(text)
-            if owners[m.start()] is None or len(set(owners[m.start():m.end()])) > 1]
+def _escaped_markers(*flows: list[tuple[str, int | None]]) -> list[str]:
+    """The kind of every marker in the text that does not lie within a single inline code span, in the flow that
+    shows most of them. Segments are joined, so a marker split by tags (`[OUT<b></b>PUT]`) or across code
+    (`[OUT`PUT]`) still reads as one."""
+    found = []
+    for segments in flows:
+        text, owners = "", []
+        for segment, code in segments:
+            text += segment
+            owners += [code] * len(segment)
+        kinds = [kind_named(m.group(1)) for m in ANY_MARKER_RE.finditer(text)
+                 if owners[m.start()] is None or len(set(owners[m.start():m.end()])) > 1]
+        for kind in set(kinds):  # each kind as often as the flow that shows it most
+            found += [kind] * max(0, kinds.count(kind) - found.count(kind))
+    return found
 
 
 class _Locator:

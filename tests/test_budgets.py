@@ -1,0 +1,164 @@
+"""Every run and drawing has a budget (integrity round four, class 4): what a script leaves the build (a trace
+record, a graph, a drawing, a figure folder, an output that differs) is bounded before the build spends on it, each
+budget set in extra.series.experiments.budgets, and past one the problem names it and where it is set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from codeproof.common.structure import Budgets
+from codeproof.common.usercache import repository_cache
+from codeproof.experiments import compare
+from codeproof.experiments.figures import FOLDER_FAULT, clean_svg, collect_figures
+from codeproof.experiments.tracing import MAX_MAKERS, MAX_NAMES, read_graph
+from codeproof.series.config import SeriesConfigError, load_series
+from fixture_site import OUTPUT, SCRIPT, make_site
+
+BUDGETS = Budgets()
+
+
+def record(nodes: list[dict]) -> str:
+    return json.dumps({"nodes": nodes, "output": len(nodes) - 1})
+
+
+def node(parents=(), makers=(), names=()) -> dict:
+    return {"name": "add", "parents": list(parents), "makers": [list(m) for m in makers], "names": list(names)}
+
+
+# --- traced graphs ------------------------------------------------------------------------------------------------
+
+
+def test_a_forged_record_of_one_node_with_thousands_of_makers_is_refused_before_drawing():
+    """Before: one node with 9,000 makers and 55,000 names (0.9 MB, under the record's cap) took 1,118 s to draw."""
+    forged = record([node(), node([0], [("autograd/core.py", 1, "f")] * 9000, ["n"] * 55000)])
+    assert len(forged) < 1024 * 1024
+    assert read_graph(forged, Budgets(trace_kib=1024)) == (
+        f"the trace's record gives 'add' more than {MAX_MAKERS} VJP makers or {MAX_NAMES} names, which no primitive "
+        "of autograd has")
+
+
+def test_a_trace_record_past_its_budget_is_refused_unread():
+    forged = record([node(), node([0], names=["n" * 30] * 10_000)])
+    assert read_graph(forged) == (f"the trace's record is {len(forged) // 1024} KiB, past the budget trace_kib (256 KiB; "
+                                  "extra.series.experiments.budgets.trace_kib in mkdocs.yml)")
+
+
+def test_a_graph_whose_nodes_each_take_every_earlier_value_is_past_the_edge_budget():
+    """Before: 80 nodes, each taking every earlier value (3,160 edges), added 27 s to a warm build."""
+    dense = record([node()] + [node(range(n)) for n in range(1, 80)])
+    assert read_graph(dense) == ("the traced graph has 3160 edges, past the budget graph_edges (200; "
+                                 "extra.series.experiments.budgets.graph_edges in mkdocs.yml)")
+    assert not isinstance(read_graph(dense, Budgets(graph_edges=3160)), str)
+
+
+# --- drawings -----------------------------------------------------------------------------------------------------
+
+
+def nested_patterns(levels: int, fan_out: int) -> str:
+    """Patterns that each fill `fan_out` rectangles with the pattern before: fan_out^levels copies."""
+    defs = '<pattern id="p0" width="1" height="1"><rect width="1" height="1"/></pattern>'
+    for n in range(1, levels):
+        defs += f'<pattern id="p{n}" width="10" height="10">' + \
+            "".join(f'<rect x="{k}" width="1" height="1" fill="url(#p{n - 1})"/>' for k in range(fan_out)) + "</pattern>"
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs>{defs}</defs>'
+            f'<rect width="100" height="50" fill="url(#p{levels - 1})"/></svg>')
+
+
+def test_patterns_that_fill_with_patterns_are_refused_past_the_reference_depth():
+    """Before: nine levels of pattern fills (10^9 copies) were published, and froze Chromium."""
+    assert clean_svg(nested_patterns(9, 10), "f-", "a").problems == (
+        "its references reach through more than 2 levels (<pattern> is one), past the budget svg_reference_depth (2; "
+        "extra.series.experiments.budgets.svg_reference_depth in mkdocs.yml)",)
+
+
+def test_copies_are_counted_against_the_element_budget():
+    """150 copies of a group of 150 shapes, each filled with a pattern: within the depth, past the elements."""
+    group = '<g id="g">' + '<rect width="1" height="1" fill="url(#p)"/>' * 150 + "</g>"
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs><pattern id="p" width="1" height="1">'
+           f'<rect width="1" height="1"/></pattern>{group}</defs>' + '<use href="#g"/>' * 150 + "</svg>")
+    assert clean_svg(svg, "f-", "a").problems == (
+        "it draws more than 20000 elements, each reference counted as what it copies, past the budget svg_elements "
+        "(20000; extra.series.experiments.budgets.svg_elements in mkdocs.yml)",)
+    assert clean_svg(svg, "f-", "a", Budgets(svg_elements=100_000)).problems == ()
+
+
+def test_a_figure_folder_of_many_files_is_not_read(tmp_path):
+    """Before: 300 files of 1 MiB each built green and left a 300 MB cache entry."""
+    (tmp_path / "figures").mkdir()
+    for n in range(BUDGETS.figure_files + 1):
+        (tmp_path / "figures" / f"f{n}.svg").write_text("<svg/>")
+    assert collect_figures(tmp_path) == ({}, {FOLDER_FAULT: (
+        f"the run wrote {BUDGETS.figure_files + 1} files into its figure folder, past the budget figure_files "
+        f"({BUDGETS.figure_files}; extra.series.experiments.budgets.figure_files in mkdocs.yml)")})
+
+
+def test_a_figure_folder_past_its_bytes_is_not_kept(tmp_path):
+    (tmp_path / "figures").mkdir()
+    for n in range(3):
+        (tmp_path / "figures" / f"f{n}.svg").write_bytes(b" " * (1024 * 1024 - 10) + b"<svg/>")
+    figures, faults = collect_figures(tmp_path, Budgets(figure_mib=2))
+    assert (figures, faults) == ({}, {FOLDER_FAULT: "the run wrote more than 2 MiB into its figure folder, past the "
+                                                    "budget figure_mib (2 MiB; extra.series.experiments.budgets."
+                                                    "figure_mib in mkdocs.yml)"})
+
+
+# --- a mismatch's diff ---------------------------------------------------------------------------------------------
+
+
+def test_a_long_mismatch_shows_the_start_of_its_diff_and_names_the_file_with_all_of_it(tmp_path):
+    """Before: an 8,000-line mismatch wrote a 16,014-line log."""
+    site = make_site(tmp_path)
+    (site.root / SCRIPT).write_text("for n in range(8000):\n    print('printed', n)\n")
+    site.edit(OUTPUT, "\n".join(f"recorded {n}" for n in range(8000)))
+    code, said = site.check()
+    assert code == 1
+    problem = said[said.index("OUTPUT experiments/show.py: output differs"):]
+    shown = problem.split("\n  hint:")[0].splitlines()[1:]
+    whole = repository_cache(site.root) / "reports" / f"docs__posts__p.md-{problem_line(site)}.diff"
+    assert shown[-1] == (f"… and {len(whole.read_text().splitlines()) - 200} more lines, past the budget diff_lines "
+                         f"(200; extra.series.experiments.budgets.diff_lines in mkdocs.yml): the whole of it is in {whole}")
+    assert len(shown) == 201 and len(whole.read_text().splitlines()) > 16_000
+    assert whole.read_text().startswith("".join(line + "\n" for line in shown[:-1]))
+
+
+def problem_line(site) -> int:
+    return site.post.read_text().splitlines().index("[OUTPUT]") + 1
+
+
+def test_pairing_long_outputs_under_a_tolerance_does_not_grow_with_the_product_of_their_lengths(monkeypatch):
+    """What the time is made of: past the bound, lines pair by position and difflib is not asked to pair them."""
+    def refused(*args, **kwargs):
+        raise AssertionError("difflib paired outputs past the bound")
+
+    monkeypatch.setattr(compare.difflib, "SequenceMatcher", refused)
+    recorded = "\n".join(f"value {n} 1.0" for n in range(2000))
+    printed = "\n".join(f"value {n} 1.0000001" for n in range(2000))
+    tolerance = compare.Tolerance(rel=1e-3, abs=0.0)
+    assert compare.reconcile(recorded, printed, tolerance).lines == compare.normalize(recorded)
+
+
+# --- the configuration ---------------------------------------------------------------------------------------------
+
+
+def test_each_budget_is_set_in_the_configuration_and_must_be_a_positive_whole_number(tmp_path):
+    site = make_site(tmp_path)
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["extra"]["series"]["experiments"] = {"budgets": {"graph_edges": 1000, "diff_lines": 0}}
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    with pytest.raises(SeriesConfigError) as refused:
+        load_series(site.root / "mkdocs.yml")
+    assert [p.message for p in refused.value.problems] == [
+        "extra.series.experiments.budgets.diff_lines: 0 is not a positive whole number"]
+    config["extra"]["series"]["experiments"]["budgets"].pop("diff_lines")
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    assert load_series(site.root / "mkdocs.yml").budgets == Budgets(graph_edges=1000)
+
+
+def test_every_budget_has_a_default_and_a_phrase_that_says_where_it_is_set():
+    for name in Budgets.__dataclass_fields__:
+        assert f"extra.series.experiments.budgets.{name} in mkdocs.yml" in BUDGETS.phrase(name)
+    assert Path(__file__).read_text().count("def test_") >= 10
