@@ -2,7 +2,8 @@
 the paths the tools keep their state in included. What dev.sh and the engine keep lives in the user's cache; a
 folder that stays in the tree (.venv, site) is refused by name when it is tracked, a link, or not made here; git
 runs with no configuration a repository can hold. Each attack plants a marker that shows whether it ran, and the
-dev.sh attacks run under `strace -f`, which lists every program the command started."""
+dev.sh attacks run under `strace -f`, which lists every program the command started and every file it changed
+(none outside the repository and the test's own folder, its user cache)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def commit_all(repo: Path) -> None:
 def traced_dev_sh(repo: Path, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
     """./dev.sh args under `strace -f` with a user cache of its own and a python3 that passes dev.sh's version
     check but installs nothing (no network, and nothing the attack could lead it to run): (the run, every
-    program it started)."""
+    program it started). Every file it opened to write is inside the repository or the test's folder (its user
+    cache), or a device."""
     if not shutil.which("strace"):
         pytest.fail("strace is missing: install it (.ci/run does)")
     fake_bin = tmp_path / "fake-bin"
@@ -60,9 +62,22 @@ def traced_dev_sh(repo: Path, tmp_path: Path, *args: str) -> tuple[subprocess.Co
     log = tmp_path / "strace.log"
     env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(tmp_path / "user-cache")}
     env.pop("CODEPROOF_VENV", None)
-    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=execve", "-o", str(log), "./dev.sh", *args],
+    done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=execve,open,openat,creat,rename,renameat,renameat2,"
+                           "unlink,unlinkat,mkdir,mkdirat", "-ff", "-o", str(log), "./dev.sh", *args],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=120)
-    started = re.findall(r'execve\("([^"]+)"', log.read_text())
+    calls = [line for each in tmp_path.glob(f"{log.name}.*") for line in each.read_text().splitlines()]  # -ff: a file a process
+    started = [m[1] for line in calls for m in [re.search(r'execve\("([^"]+)"', line)] if m]
+    changed = []  # what a call that succeeded wrote, made, removed or renamed (strace writes one line a call with -qq)
+    for line in calls:
+        done_well = re.search(r"\) += (\d+)", line)
+        opened = re.search(r'open(?:at)?\((?:AT_FDCWD, )?"([^"]+)", ([^)]*)\)', line)
+        other = re.search(r'(?:creat|mkdir|unlink|rename)(?:at2?)?\((?:AT_FDCWD, )?"([^"]+)"', line)
+        if done_well and (opened and re.search(r"O_(WRONLY|RDWR|CREAT)", opened[2]) or other):
+            path = (opened or other)[1]
+            changed.append(Path(path) if path.startswith("/") else repo / path)
+    assert [path for path in changed if not (path.is_relative_to(repo) or path.is_relative_to(tmp_path)
+                                             or path.is_relative_to("/dev"))] == []
+    assert started
     return done, started
 
 
