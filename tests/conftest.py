@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from codeproof.common.usercache import repository_cache
 from codeproof.common import filesystem
 from codeproof.common.signing import default_key_file, machine_secret
-from codeproof.common.structure import Limits
+from codeproof.common.structure import Budgets, Limits
 from codeproof.series.config import in_ci, load_series
 from codeproof.experiments.cache import NO_CACHE_ENV
 from codeproof.experiments.runner import ExperimentRunner
@@ -39,6 +40,9 @@ pytest_plugins = ["ci_skips", "mutations"]
 if not os.environ.get("PYTEST_XDIST_WORKER"):
     from site_server import AXE  # where ./dev.sh installed it: in the user's cache before the run's replaces it
     os.environ["CODEPROOF_AXE"] = str(AXE)
+    # Hypothesis keeps the examples that failed, to try them first next time: tool state, in the user's cache
+    # (never .hypothesis/ in the repository, which a branch could fill).
+    os.environ["CODEPROOF_EXAMPLES"] = str(repository_cache(ROOT) / "hypothesis")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codeproof-test-cache-")
     atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
     machine_secret(default_key_file())
@@ -46,8 +50,9 @@ RUN_KEY = default_key_file()
 
 # CI explores the same examples every run, so a submission's result does not depend on luck;
 # locally each run explores new ones.
-settings.register_profile("ci", derandomize=True)
-settings.load_profile("ci" if in_ci() else "default")
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("local", database=DirectoryBasedExampleDatabase(os.environ["CODEPROOF_EXAMPLES"]))
+settings.load_profile("ci" if in_ci() else "local")
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
@@ -298,9 +303,10 @@ def make_runner(root: Path, cache_dir: Path, tmp_path: Path):
     runners: list[ExperimentRunner] = []
 
     def make(timeout: float = 20, output_cap: int = 1024 * 1024, sandbox: str | None = None,
-             limits: Limits = Limits()) -> ExperimentRunner:
+             limits: Limits = Limits(), budgets: Budgets = Budgets()) -> ExperimentRunner:
         runner = ExperimentRunner(root, cache_dir=cache_dir, timeout=timeout, output_cap=output_cap,
-                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key", limits=limits)
+                                  sandbox=sandbox, key_file=tmp_path / "secret" / "cache.key", limits=limits,
+                                  budgets=budgets)
         runners.append(runner)
         return runner
 

@@ -15,6 +15,7 @@ from codeproof.common.usercache import repository_cache
 from codeproof.experiments import compare
 from codeproof.experiments.figures import FOLDER_FAULT, clean_svg, collect_figures
 from codeproof.experiments.tracing import MAX_MAKERS, MAX_NAMES, read_graph
+from codeproof.engine import run_failure
 from codeproof.series.config import SeriesConfigError, load_series
 from fixture_site import OUTPUT, SCRIPT, make_site
 
@@ -162,3 +163,21 @@ def test_every_budget_has_a_default_and_a_phrase_that_says_where_it_is_set():
     for name in Budgets.__dataclass_fields__:
         assert f"extra.series.experiments.budgets.{name} in mkdocs.yml" in BUDGETS.phrase(name)
     assert Path(__file__).read_text().count("def test_") >= 10
+
+
+# --- a run's folder -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("script, over", [
+    ("for n in range(60):\n    open(f'f{n}', 'w').close()\n", "more than 50 files, past the budget run_files (50; "
+                                                              "extra.series.experiments.budgets.run_files in mkdocs.yml)"),
+    ("for n in range(3):\n    open(f'f{n}', 'wb').write(b' ' * (1 << 20))\n",
+     "more than 2 MiB of files, past the budget run_mib (2 MiB; extra.series.experiments.budgets.run_mib in mkdocs.yml)"),
+])
+def test_a_run_that_leaves_more_than_its_folder_may_hold_fails_naming_the_budget(root, make_runner, script, over):
+    """Before: 300 files of 1 MiB each built green (each file under the per-file limit) and left a 300 MB entry."""
+    (root / "experiments" / "fill.py").write_text(script)
+    runner = make_runner(budgets=Budgets(run_files=50, run_mib=2))
+    result = runner.result("experiments/fill.py")
+    assert (result.ok, result.over_budget, result.figures) == (False, over, {})
+    assert run_failure(result, 20) == f"left in its folder {over}"

@@ -424,6 +424,8 @@ MAX_REASON = 300  # characters of why a graph was not traced (the error is the s
 def run_failure(run: RunResult, timeout: float) -> str | None:
     if run.not_run:
         return run.not_run
+    if run.over_budget:
+        return f"left in its folder {run.over_budget}"
     if run.timed_out:
         last = _shown("\n".join((run.stdout + run.stderr).rstrip("\n").splitlines()[-TAIL_LINES:]))
         return f"timed out after {timeout:g} s; the run was killed" + (f"; its last output:\n{last}" if last else "")

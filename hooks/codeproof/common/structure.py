@@ -192,13 +192,15 @@ class Budgets:
     trace_kib: int = 256  # the record of one traced graph
     svg_elements: int = 20_000  # a figure's elements, each reference counted as the elements it copies
     svg_reference_depth: int = 2  # references through references (<use>, patterns, masks, clips, markers)
+    run_files: int = 2000  # files one run leaves in its folder (its scratch copy, home, tmp and figures)
+    run_mib: int = 512  # bytes one run leaves in its folder, all files together
     figure_files: int = 16  # files in one run's figure folder
     figure_mib: int = 8  # bytes of one run's figure folder, all files together
     diff_lines: int = 200  # lines of a diff shown in the log; the whole diff goes to a file the message names
 
     def phrase(self, name: str) -> str:
         """The budget `name` as a problem names it: how much, and where it is set."""
-        unit = {"trace_kib": " KiB", "figure_mib": " MiB"}.get(name, "")
+        unit = {"trace_kib": " KiB", "figure_mib": " MiB", "run_mib": " MiB"}.get(name, "")
         return f"the budget {name} ({getattr(self, name)}{unit}; extra.series.experiments.budgets.{name} in mkdocs.yml)"
 
 
@@ -219,6 +221,7 @@ class RunResult:
     undecodable: str = ""  # where standard output stopped being UTF-8, e.g. "byte 0xff on line 2"
     not_run: str = ""  # why the build refused to run it at all (no full sandbox under CI)
     limit: str = ""  # the limit the run hit, as Limits.phrase names it
+    over_budget: str = ""  # what the run left past a budget (Budgets.phrase), read no further
     # The figures the run wrote into its figure folder: name -> the SVG's text; and name -> why one it wrote
     # cannot be a figure (a link, too large, not UTF-8).
     figures: dict[str, str] = field(default_factory=dict)
@@ -232,7 +235,7 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return (self.returncode == 0 and not self.timed_out and not self.overflow and not self.undecodable
-                and not self.not_run)
+                and not self.not_run and not self.over_budget)
 
 
 @dataclass(frozen=True)

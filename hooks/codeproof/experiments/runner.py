@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import shutil
 import signal
 import subprocess
@@ -231,9 +232,30 @@ class ExperimentRunner:
             reader.join(STOP_GRACE)
             whole = not reader.is_alive() and len(record) <= RECORD_CAP
             inputs = self._inputs(bytes(record), resources, script, files) if whole else {}
-            figures, faults = collect_figures(run_dir, self.budgets)
+            over_budget = self._over_budget(run_dir)
+            figures, faults = collect_figures(run_dir, self.budgets) if not over_budget else ({}, {})
         return replace(result, inputs=inputs, limit=self._limit_hit(bytes(record), result), figures=figures,
-                       figure_faults=faults, traces=self._traces(bytes(record), script) if whole else {})
+                       figure_faults=faults, traces=self._traces(bytes(record), script) if whole else {},
+                       over_budget=over_budget)
+
+    def _over_budget(self, run_dir: Path) -> str:
+        """What the run left in its folder past the budgets, or "": counted without following links, and no
+        further than the budget (a million empty files are not all counted)."""
+        files, size, pending = 0, 0, [str(run_dir)]
+        while pending:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    info = entry.stat(follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        pending.append(entry.path)
+                        continue
+                    files, size = files + 1, size + info.st_size
+                    if files > self.budgets.run_files:
+                        return f"more than {self.budgets.run_files} files, past {self.budgets.phrase('run_files')}"
+                    if size > self.budgets.run_mib * 1024 * 1024:
+                        return (f"more than {self.budgets.run_mib} MiB of files, past "
+                                f"{self.budgets.phrase('run_mib')}")
+        return ""
 
     def _traces(self, record: bytes, script: str) -> dict[str, str]:
         """The graphs the run traced (tracing.TRACE), by call."""
