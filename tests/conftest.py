@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 from hypothesis import settings
-from hypothesis.database import DirectoryBasedExampleDatabase
 
 from codeproof.common.usercache import repository_cache
 from codeproof.common import filesystem
@@ -40,9 +39,9 @@ pytest_plugins = ["ci_skips", "mutations"]
 if not os.environ.get("PYTEST_XDIST_WORKER"):
     from site_server import AXE  # where ./dev.sh installed it: in the user's cache before the run's replaces it
     os.environ["CODEPROOF_AXE"] = str(AXE)
-    # Hypothesis keeps the examples that failed, to try them first next time: tool state, in the user's cache
-    # (never .hypothesis/ in the repository, which a branch could fill).
-    os.environ["CODEPROOF_EXAMPLES"] = str(repository_cache(ROOT) / "hypothesis")
+    # Hypothesis keeps the examples that failed (to try them first next time) and its own caches: tool state, in
+    # the user's cache, never in .hypothesis/ of the repository, which a branch could fill.
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = str(repository_cache(ROOT) / "hypothesis")
     os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="codeproof-test-cache-")
     atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
     machine_secret(default_key_file())
@@ -51,8 +50,7 @@ RUN_KEY = default_key_file()
 # CI explores the same examples every run, so a submission's result does not depend on luck;
 # locally each run explores new ones.
 settings.register_profile("ci", derandomize=True, database=None)
-settings.register_profile("local", database=DirectoryBasedExampleDatabase(os.environ["CODEPROOF_EXAMPLES"]))
-settings.load_profile("ci" if in_ci() else "local")
+settings.load_profile("ci" if in_ci() else "default")
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
