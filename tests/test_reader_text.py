@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codeproof.site.guard import check_page
-from site_server import reads_as_a_face
+from fixture_site import make_site
+from site_server import pages, reads_as_a_face, serve, shown_faces
 
 pytestmark = pytest.mark.browser
 
@@ -72,3 +73,23 @@ def test_the_oracle_sees_a_face_through_elements_that_show_nothing(page):
         assert reads_as_a_face(inner_text(page, fragment.replace("<code>", "<span>").replace("</code>", "</span>")))
         assert refused(fragment), fragment
     assert not reads_as_a_face(inner_text(page, "<p>盖章写作 <code>输出已验证</code>。</p>"))
+
+
+def test_a_fixture_sites_pages_show_card_faces_only_inside_their_cards(browser, tmp_path):
+    """The built fixture site (its post with a quote, an experiment and its output, in Material), every page as a
+    reader's browser shows it: its verified cards hold the faces, nothing else does."""
+    site = make_site(tmp_path, material=True)
+    built, log = site.build()
+    assert built is not None, log
+    server, base = serve(built)
+    try:
+        page = browser.new_page()
+        found, cards = {}, 0
+        for path in pages(built):
+            page.goto(base + path, wait_until="load")
+            found[path] = shown_faces(page)
+            cards += page.locator(".proof-card").count()
+        page.close()
+    finally:
+        server.shutdown()
+    assert cards > 0 and {path: faces for path, faces in found.items() if faces} == {}
