@@ -182,3 +182,19 @@ def _spans_or_error(index, spec):
 def test_a_large_file_that_does_not_parse_is_a_syntax_error_as_ast_says():
     with pytest.raises(SyntaxError):
         LargeSymbolIndex("def f(:\n    pass\n\nx = 1\n")
+
+
+CALLS = "defvjp(add, lambda g: g)\ndefvjp(neg)\n"
+
+
+def test_a_call_symbol_names_its_arguments_as_written_and_the_rest_as_an_ellipsis():
+    assert spans("defvjp(add, ...)", CALLS) == [(1, 1)]
+    assert spans("defvjp(neg)", CALLS) == [(2, 2)]
+
+
+def test_a_call_symbol_without_an_ellipsis_names_no_call_of_more_arguments():
+    """The guide writes the rest of the arguments as `...`: `defvjp(add)` was taken for `defvjp(add, ...)`."""
+    with pytest.raises(SymbolError) as raised:
+        spans("defvjp(add)", CALLS)
+    assert (str(raised.value), raised.value.hint) == ("symbol 'defvjp(add)' is not in the file",
+                                                      "did you mean defvjp(add, ...)?")

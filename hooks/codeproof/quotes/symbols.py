@@ -93,10 +93,14 @@ class SymbolIndex:
         return sorted(spans, key=lambda s: s.first)
 
     def _calls(self, call: ast.Call) -> list[Span]:
+        """The call statements the symbol names: its arguments as written, then `...` for the rest, if any (without
+        `...`, the statement has exactly those arguments, as the guide says)."""
         leading = [ast.dump(arg) for arg in _until_ellipsis(call.args)]
+        whole = len(leading) == len(call.args)
         callee = ast.dump(call.func)
         return [_span(stmt) for calls in self._call_tables() for stmt in calls.get(callee, [])
-                if [self._dumped(arg) for arg in stmt.value.args[:len(leading)]] == leading]
+                if [self._dumped(arg) for arg in stmt.value.args[:len(leading)]] == leading
+                and not (whole and (len(stmt.value.args) > len(leading) or stmt.value.keywords))]
 
     def _call_tables(self) -> Iterator[dict[str, list[ast.Expr]]]:
         yield self._module_calls
