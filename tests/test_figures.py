@@ -371,6 +371,8 @@ def test_a_primitive_the_script_defines_links_to_its_own_defvjp(engine, root):
 
 @pytest.mark.parametrize("graph, message", [
     ("h(1.0)", "cannot trace h(1.0): the script defines no h"),
+    ("gg(1.0)", "cannot trace gg(1.0): the script defines no gg; did you mean g?"),
+    ("cnst(1.0)", "cannot trace cnst(1.0): the script defines no cnst; did you mean const?"),
     ("g(undefined_name)", "cannot trace g(undefined_name): NameError: name 'undefined_name' is not defined"),
     ("const(1.0)", "cannot trace const(1.0): the output does not depend on the input: autograd traced no operation"),
 ])

@@ -256,8 +256,19 @@ def test_a_symbol_the_file_only_imports_points_to_the_file_that_defines_it(sourc
     checked = verify_source_quote(parse_post("docs/posts/x.md", "[REAL SOURCE]\nFile: pkg/core.py\nSymbol: trace\n"
                                              ).blocks[0], FileRef("a/b", "a" * 40, "pkg/core.py"), source + "x = 1\n")
     assert checked.problem.hint == (
-        f"pkg/core.py only imports trace (line 1: `{source.strip()}`); it is defined in {module}.py (or "
-        f"{module}/__init__.py): write `File: {module}.py`")
+        f"pkg/core.py only imports trace (line 1: `{source.strip()}`), from {module}.py (or {module}/__init__.py): "
+        "quote the file that defines it, that one or the one it imports it from")
+
+
+def test_a_misspelt_call_is_matched_against_the_files_calls_not_its_imports():
+    """The new author's `defvjp(anp.ad, ...)` in a file that imports defvjp got "defined in autograd/extend.py":
+    false twice (extend.py re-imports it, and the author meant the file's own call `defvjp(anp.add, ...)`)."""
+    source = "from autograd.extend import defvjp\nimport numpy as anp\n\ndefvjp(anp.add, lambda g: g)\n"
+    checked = verify_source_quote(parse_post("docs/posts/x.md", "[REAL SOURCE]\nFile: pkg/core.py\n"
+                                             "Symbol: defvjp(anp.ad, ...)\n").blocks[0],
+                                  FileRef("a/b", "a" * 40, "pkg/core.py"), source)
+    assert checked.problem.message.endswith("symbol 'defvjp(anp.ad, ...)' is not in the file")
+    assert checked.problem.hint == "did you mean defvjp(anp.add, ...)?"
 
 
 def test_a_quote_that_overruns_its_symbol_by_a_line_says_which_and_update_trims_it():

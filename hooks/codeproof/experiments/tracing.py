@@ -31,6 +31,7 @@ MAX_NAMES = 64  # names of one primitive in autograd's modules and the script
 # Run with `exec(TRACE, {"namespace": <the script's globals>, "calls": [(name, argument source), ...],
 # "inside": <the run's resource folder>, "emit": <write one (call index, JSON text)>})`.
 TRACE = f"MAX_NODES = {MAX_NODES}\n" + r'''
+import difflib
 import json
 import os
 import sys
@@ -97,7 +98,9 @@ def traced(name, argument):
             made.append(self)
 
     if name not in namespace:
-        return {"error": f"the script defines no {name}"}
+        functions = sorted(key for key, value in namespace.items() if callable(value) and not key.startswith("_"))
+        close = difflib.get_close_matches(name, functions, n=3)
+        return {"error": f"the script defines no {name}" + (f"; did you mean {', '.join(close)}?" if close else "")}
     function = namespace[name]
     value = eval(argument, namespace)
     end_value, end = trace(Recorded.new_root(), function, value)

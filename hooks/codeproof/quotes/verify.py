@@ -102,9 +102,14 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
 
 
 def imported_here(text: str, symbol: str, path: str) -> str:
-    """Where a symbol that the file only imports is defined, as a hint ("" if it does not import it): the file
-    at `path` imports `trace` by `from .tracer import trace`, so it is defined in autograd/tracer.py."""
-    name = symbol.split(" and ")[0].split(",")[0].strip().split(".")[0].split("(")[0]
+    """Where a symbol that the file only imports comes from, as a hint ("" if it does not import it): the file at
+    `path` imports `trace` by `from .tracer import trace`, so it comes from autograd/tracer.py, which defines it or
+    imports it in turn (only this file is read here). A call (`defvjp(anp.add, ...)`) names one of this file's own
+    call statements, never an import: no hint of this kind for it."""
+    first = symbol.split(" and ")[0].split(",")[0].strip()
+    if "(" in first:
+        return ""
+    name = first.split(".")[0]
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -113,8 +118,9 @@ def imported_here(text: str, symbol: str, path: str) -> str:
         if isinstance(node, ast.ImportFrom) and any((alias.asname or alias.name) == name for alias in node.names):
             folder = path.split("/")[:-1][: len(path.split("/")) - node.level] if node.level else []
             module = "/".join(folder + (node.module or "").split(".")).strip("/")
-            return (f"{path} only imports {name} (line {node.lineno}: `{ast.get_source_segment(text, node)}`); it is "
-                    f"defined in {module}.py (or {module}/__init__.py): write `File: {module}.py`")
+            return (f"{path} only imports {name} (line {node.lineno}: `{ast.get_source_segment(text, node)}`), from "
+                    f"{module}.py (or {module}/__init__.py): quote the file that defines it, that one or the one it "
+                    "imports it from")
     return ""
 
 
