@@ -25,25 +25,66 @@ refuse() {  # refuse WHAT HINT
   exit 2
 }
 
-# git as the engine runs it (common/gitrun.py): no system or global configuration, no fsmonitor program.
-tracked_in() {
-  GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c core.fsmonitor=false ls-files -z -- "$1" 2>/dev/null | head -c 1
+# git as the engine runs it (common/gitrun.py): no system or global configuration, no fsmonitor program or hook,
+# and any owner's repository read (safe.directory: with nothing of the repository's run, reading it is safe). Not
+# a git work tree (a downloaded archive): nothing is tracked. Any other failure refuses: it must not read as "none".
+tracked_in() {  # prints a character when git tracks a file in $1, nothing when none (call it as an assignment)
+  local listed status=0
+  listed=$(GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git -c core.fsmonitor=false -c core.hooksPath=/dev/null \
+    -c safe.directory='*' ls-files -- "$1" 2>&1) || status=$?
+  if [ "$status" != 0 ]; then
+    case "$listed" in *"not a git repository"*) return 0 ;; esac
+    refuse "cannot ask git what it tracks in $1: ${listed:0:300}" "run dev.sh in the repository's work tree"
+  fi
+  printf %s "${listed:0:1}"
 }
 
+# Code that Python would run without reading its source, which no review sees: compiled modules (.so, .pyd) and
+# bytecode not checked against its source (a hash-based .pyc, or one outside __pycache__). Python writes none of
+# these in the tree itself, so any is refused, tracked or left behind (by a commit that was undone, say).
+unreviewable=$(python3 -I -S - <<'PY'
+import os
+found = []
+for folder, subfolders, names in os.walk("."):
+    subfolders[:] = [d for d in subfolders if not (folder == "." and d in (".git", ".venv"))]
+    for name in names:
+        path = os.path.join(folder, name)[2:]
+        if name.endswith((".so", ".pyd", ".dylib")) or name.endswith((".pyc", ".pyo")) and os.path.basename(folder) != "__pycache__":
+            found.append(path)
+        elif name.endswith(".pyc"):
+            with open(path, "rb") as handle:
+                if int.from_bytes(handle.read(8)[4:8], "little") != 0:  # PEP 552: hash-based
+                    found.append(path)
+print(" ".join(found[:5]) + (f" (and {len(found) - 5} more)" if len(found) > 5 else ""))
+PY
+)
+[ -z "$unreviewable" ] || refuse "the tree holds compiled code that Python would run unreviewed: $unreviewable" \
+  "delete it (Python makes none of these in the tree itself); if git tracks it: git rm --cached, then delete it"
+export PYTHONSAFEPATH=1  # python -m … never imports from the working folder first (a codeproof/ there would run)
+
 # A folder that must stay in the tree (.venv, where editors look for it) is trusted only when git tracks nothing
-# in it, it is no link, and the record dev.sh wrote when it made it names this very folder (device and inode).
+# in it, it is no link, and the record dev.sh wrote when it made it names this very folder (device and inode) and
+# what it held (every entry's name, size, time and inode: a checkout that writes into it changes them).
+contents() {  # what a folder holds, as a digest of its entries (0.3 s for a .venv of 34,000)
+  find "$1" -printf '%P %s %T@ %i\n' | LC_ALL=C sort | sha256sum | cut -d' ' -f1
+}
+
 made_here() {  # made_here FOLDER: prints the content key its record holds; refuses a folder dev.sh did not make
-  local folder=$1 record="$state/$1.record"
-  [ -z "$(tracked_in "$folder")" ] || refuse "$folder/ holds files that git tracks: a committed $folder/ would run as if this machine had made it" \
+  local folder=$1 record="$state/$1.record" tracked
+  tracked=$(tracked_in "$folder")
+  [ -z "$tracked" ] || refuse "$folder/ holds files that git tracks: a committed $folder/ would run as if this machine had made it" \
     "git rm -r --cached $folder && rm -rf $folder (dev.sh makes it)"
   if [ -L "$folder" ] || { [ -e "$folder" ] && [ ! -d "$folder" ]; }; then
     refuse "$folder is a link or a file, not a folder dev.sh made" "delete it (rm $folder): dev.sh makes $folder/ itself"
   fi
   [ -e "$folder" ] || return 0
-  local identity made key
+  local identity made key held
   identity=$(stat -c '%d:%i' "$folder")
-  read -r made key 2>/dev/null <"$record" || true
+  read -r made key held 2>/dev/null <"$record" || true
   [ "${made:-}" = "$identity" ] || refuse "$folder/ was not made by dev.sh on this machine (no record of it in $state)" \
+    "delete it (rm -rf $folder): dev.sh makes it again from the hashed lock"
+  [ "$key" = unfinished ] || [ "${held:-}" = "$(contents "$folder")" ] || refuse \
+    "$folder/ changed since dev.sh made it (its record in $state names other files)" \
     "delete it (rm -rf $folder): dev.sh makes it again from the hashed lock"
   echo "${key:-}"
 }
@@ -105,7 +146,7 @@ if [ "$made" != "$want" ]; then
   # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
   mkdir -p "$state"
   # Made, not yet installed: an install that fails is made again by the next run, not refused as another's.
-  record_venv() { echo "$(stat -c '%d:%i' "$venv") $1" >"$state/.venv.record"; }
+  record_venv() { echo "$(stat -c '%d:%i' "$venv") $1 $(contents "$venv")" >"$state/.venv.record"; }
   if have_uv; then
     python3 -m venv --without-pip "$venv"
     record_venv unfinished

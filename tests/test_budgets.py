@@ -181,3 +181,18 @@ def test_a_run_that_leaves_more_than_its_folder_may_hold_fails_naming_the_budget
     result = runner.result("experiments/fill.py")
     assert (result.ok, result.over_budget, result.figures) == (False, over, {})
     assert run_failure(result, 20) == f"left in its folder {over}"
+
+
+@pytest.mark.parametrize("script, budgets, over", [
+    ("import os\nfor n in range(60):\n    os.mkdir(f'd{n}')\n", Budgets(run_files=50),
+     "more than 50 files, past the budget run_files (50; extra.series.experiments.budgets.run_files in mkdocs.yml)"),
+    ("import os\nfor n in range(2100):\n    os.mkdir('d')\n    os.chdir('d')\n", Budgets(run_files=5000),
+     "a folder the build cannot read (File name too long), past the budget run_files (5000; "
+     "extra.series.experiments.budgets.run_files in mkdocs.yml)"),
+])
+def test_folders_count_and_one_too_deep_to_read_fails_the_block_not_the_build(root, make_runner, script, budgets, over):
+    """Review of round four: 50,000 empty folders were not counted, and 2,100 nested ones crashed the build (the
+    count, and then the removal of the run's folder, which recursed once a level)."""
+    (root / "experiments" / "fill.py").write_text(script)
+    result = make_runner(budgets=budgets).result("experiments/fill.py")
+    assert (result.ok, result.over_budget) == (False, over)

@@ -532,15 +532,22 @@ def test_a_caption_that_starts_with_the_figure_label_and_names_lines_is_no_cards
     ('font-size="0"', "is drawn at font size 0"), ('style="font-size: 0.0px"', "is drawn at font size 0.0px"),
     ('opacity="0"', "is drawn with opacity 0"), ('fill-opacity="0"', "is drawn with fill-opacity 0"),
     ('fill="none"', "is drawn with fill none"), ('fill="rgba(0,0,0,0)"', "is drawn with fill rgba(0,0,0,0)"),
-    ('clip-path="url(#c)"', "is clipped (clip-path)"), ('textLength="0.01"', "is squeezed to a length of 0.01"),
+    ('clip-path="url(#c)"', "is clipped (clip-path), which can hide some of its characters: draw it unclipped "
+                            "(clip_on=False)"),
+    ('textLength="0.01"', "is squeezed to a length of 0.01"),
+    # review of round four: what still split a stamp
+    ('opacity="1e-9"', "is drawn with opacity 1e-9"), ('fill-opacity="0.001"', "is drawn with fill-opacity 0.001"),
+    ('font-size="0.5"', "is drawn at font size 0.5"), ('transform="scale(0.0001)"', "is shrunk to nothing (scale(0.0001))"),
+    ('transform="matrix(0 0 0 0 0 0)"', "is shrunk to nothing (matrix(0 0 0 0 0 0))"),
+    ('dx="-100000"', "is moved off the figure (dx -100000)"), ('fill="url(#c)"', "is filled with url(#f-c), not a colour"),
 ])
 def test_text_a_reader_cannot_see_is_refused_naming_the_element(hiding, why):
     """Integrity round four: a zero-size tspan split a figure's text, which then read as a stamp. Text that is
     drawn invisibly (however: its own attributes or a group's) could split what a reader sees, so it is refused."""
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs><clipPath id="c"><rect width="1" '
            f'height="1"/></clipPath></defs><text x="1" y="9">✓ 输出<tspan {hiding}>x</tspan>已验证</text></svg>')
-    assert clean_svg(svg, "f-", "a").problems == (f"its <tspan> holding 'x' {why}: a reader does not see it, so it "
-                                                   "could split the text a reader sees",)
+    assert f"its <tspan> holding 'x' {why}: a reader does not see it, so it could split the text a reader sees" \
+        in clean_svg(svg, "f-", "a").problems
 
 
 def test_text_in_an_invisible_group_is_refused_too():
@@ -555,3 +562,11 @@ def test_text_after_a_tspan_is_drawn_as_its_parent_is():
            '<tspan font-size="10">A</tspan>B</text></svg>')
     assert clean_svg(svg, "f-", "a").problems == ("its <text> holding 'B' is drawn at font size 0: a reader does not "
                                                    "see it, so it could split the text a reader sees",)
+
+
+def test_text_inside_what_draws_nothing_where_it_stands_is_refused():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs><text id="t" x="1" y="9">x</text></defs>'
+           '</svg>')
+    assert clean_svg(svg, "f-", "a").problems == ("its <text> holding 'x' is inside <defs>, which draws nothing where "
+                                                   "it stands: a reader does not see it, so it could split the text a "
+                                                   "reader sees",)

@@ -527,3 +527,21 @@ def test_a_stamp_or_a_marker_in_a_headings_code_is_refused_as_the_table_of_conte
     read as the page's own."""
     assert guard('<h2 id="x"><code>✓ 输出已验证</code></h2>') == [face("输出已验证")]
     assert guard('<h2 id="x"><code>[OUTPUT]</code>：实验的输出</h2>') == [escaped("OUTPUT")]
+
+
+@pytest.mark.parametrize("html", ["<p>✓ 输出<code>已验证<br>✓ 输出已验证</code></p>",
+                                  "<p>✓ 输出<code>已验证 ✓ 输出已验证</code></p>",
+                                  "<p>源码<code>REAL SOURCE<br>源码 REAL SOURCE</code></p>"])
+def test_a_code_span_that_names_a_face_does_not_exempt_the_face_it_completes(html):
+    """Review of round four: one span that held a whole face exempted the half of another that it completed."""
+    assert guard(html) != []
+
+
+@pytest.mark.parametrize("variant", ["✓ 输岀已验证", "✓ 输出已騐证", "✓ 输出已验讠正", "✓ 车俞出已验证"])
+def test_rarer_han_forms_of_the_stamp_are_the_stamp(variant):
+    assert guard(f"<p>{variant}</p>") == [face("输出已验证")]
+
+
+def test_a_cells_phone_label_is_read_on_the_line_above_its_text():
+    """On a phone the style sheet draws a cell's data-label above its text: `✓ 输出` over `已验证` reads as the stamp."""
+    assert guard('<table><tr><td data-label="✓ 输出">已验证</td></tr></table>') == [face("输出已验证")]

@@ -47,7 +47,7 @@ def commit_all(repo: Path) -> None:
         git(repo, *args)
 
 
-def traced_dev_sh(repo: Path, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+def traced_dev_sh(repo: Path, tmp_path: Path, *args: str, **extra_env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
     """./dev.sh args under `strace -f` with a user cache of its own and a python3 that passes dev.sh's version
     check but installs nothing (no network, and nothing the attack could lead it to run): (the run, every
     program it started). Every file it opened to write is inside the repository or the test's folder (its user
@@ -56,11 +56,17 @@ def traced_dev_sh(repo: Path, tmp_path: Path, *args: str) -> tuple[subprocess.Co
         pytest.fail("strace is missing: install it (.ci/run does)")
     fake_bin = tmp_path / "fake-bin"
     fake_bin.mkdir(exist_ok=True)
-    (fake_bin / "python3").write_text('#!/bin/sh\n[ "$1" = -c ] && exit 0\necho "python3 $*: refused by the test" >&2\n'
-                                      "exit 1\n")
+    # dev.sh's own scan of the tree (python3 -I -S) runs on the real python3; a venv it makes holds a python that
+    # succeeds at anything, so dev.sh can make and record one without the network.
+    (fake_bin / "python3").write_text(
+        f'#!/bin/sh\n[ "$1" = -I ] && exec {shutil.which("python3")} "$@"\n[ "$1" = -c ] && exit 0\n'
+        'if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin" && printf "#!/bin/sh\\n" >"$3/bin/python" && '
+        'chmod +x "$3/bin/python" && exit 0; fi\n'
+        'echo "python3 $*: refused by the test" >&2\nexit 1\n')
     (fake_bin / "python3").chmod(0o755)
-    log = tmp_path / "strace.log"
-    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(tmp_path / "user-cache")}
+    log = tmp_path / f"strace-{len(list(tmp_path.glob('strace-*')))}"  # a prefix of its own for each call
+    env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(tmp_path / "user-cache"),
+           **extra_env}
     env.pop("CODEPROOF_VENV", None)
     done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=execve,open,openat,creat,rename,renameat,renameat2,"
                            "unlink,unlinkat,mkdir,mkdirat", "-ff", "-o", str(log), "./dev.sh", *args],
@@ -138,8 +144,8 @@ def test_a_committed_uv_is_never_run(clone, tmp_path):
     (clone / ".cache" / "uv" / ".lock.sha256").write_text(lock.split()[0] + "\n")
     commit_all(clone)
     done, started = traced_dev_sh(clone, tmp_path, "build")
-    assert done.returncode != 0 and "refused by the test" in done.stderr  # it went on to install, with pip
-    assert not marker.exists() and started_from(clone, started) == []
+    assert done.returncode != 0 and "uv could not be installed" in done.stderr  # it fetched its own, then used pip
+    assert not marker.exists() and [path for path in started if ".cache" in path] == []
 
 
 def test_axe_is_read_from_the_users_cache_never_from_the_repository():
@@ -210,3 +216,69 @@ def test_no_workflow_restores_tool_state_from_a_cache():
     """actions/cache restored .cache (uv included) before ./dev.sh build: what it restores is tool state too."""
     workflows = list((ROOT / ".github" / "workflows").glob("*.yml"))
     assert workflows and [w.name for w in workflows if "actions/cache" in w.read_text()] == []
+
+
+def test_a_venv_that_dev_sh_made_and_a_checkout_then_filled_is_refused(clone, tmp_path):
+    """Review of round four: a guest commit force-added .venv/bin/mkdocs; after `git pull` and `git reset HEAD~1` the
+    file stayed, untracked, in the folder dev.sh had made (same device and inode), and ran. The record now holds
+    what the folder held."""
+    done, _ = traced_dev_sh(clone, tmp_path, "build", DEV_SH_NO_UV="1")
+    assert (clone / ".venv" / "bin" / "python").is_file(), done.stderr  # made, installed (by the fakes), recorded
+    marker = tmp_path / "ran"
+    planted(clone / ".venv" / "bin" / "mkdocs", marker)
+    done, started = traced_dev_sh(clone, tmp_path, "build", DEV_SH_NO_UV="1")
+    state = tmp_path / "user-cache" / repository_cache(clone).relative_to(os.environ["XDG_CACHE_HOME"])
+    assert (done.returncode, done.stderr) == (2, f"dev.sh: .venv/ changed since dev.sh made it (its record in {state} "
+                                                 "names other files)\n  hint: delete it (rm -rf .venv): dev.sh makes it "
+                                                 "again from the hashed lock\n")
+    assert not marker.exists() and started_from(clone, started) == []
+
+
+@pytest.mark.parametrize("where", ["tracked", "left behind"])
+def test_bytecode_python_would_run_unchecked_is_refused_tracked_or_not(clone, tmp_path, where):
+    """Review of round four: a committed unchecked hash-based .pyc of an engine module ran in place of its source."""
+    import py_compile
+
+    marker = tmp_path / "ran"
+    (clone / "hooks").mkdir()
+    (clone / "hooks" / "mod.py").write_text("x = 1\n")
+    payload = tmp_path / "payload.py"
+    payload.write_text(f"open({str(marker)!r}, 'w').close()\n")
+    pyc = clone / "hooks" / "__pycache__" / "mod.cpython-311.pyc"
+    py_compile.compile(str(payload), cfile=str(pyc), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    if where == "tracked":
+        commit_all(clone)
+    done, started = traced_dev_sh(clone, tmp_path, "build")
+    assert (done.returncode, done.stderr) == (2, "dev.sh: the tree holds compiled code that Python would run unreviewed: "
+                                                 "hooks/__pycache__/mod.cpython-311.pyc\n  hint: delete it (Python "
+                                                 "makes none of these in the tree itself); if git tracks it: git rm "
+                                                 "--cached, then delete it\n")
+    assert not marker.exists() and started_from(clone, started) == []
+
+
+def test_python_m_never_imports_a_module_of_the_working_folder_first(clone, tmp_path):
+    """Review of round four: a repository's codeproof/__main__.py ran on `python -m codeproof` (the working folder
+    came first on the import path)."""
+    import sys
+
+    marker = tmp_path / "ran"
+    (clone / "codeproof").mkdir()
+    (clone / "codeproof" / "__main__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    env = {**os.environ, "CODEPROOF_VENV": sys.prefix}
+    subprocess.run(["./dev.sh", "check"], cwd=clone, env=env, capture_output=True, text=True, timeout=300)
+    assert not marker.exists()
+
+
+def test_a_repository_git_calls_dubious_is_still_read_and_its_tracked_site_refused(tmp_path):
+    """Review of round four: owned by another user, git refused to list what it tracks, which read as "nothing"."""
+    site = make_site(tmp_path)
+    (site.root / "site").mkdir()
+    (site.root / "site" / "index.html").write_text("<p>committed</p>\n")
+    git(site.root, "init", "-q")
+    git(site.root, "add", "-f", "site/index.html")
+    os.chown(site.root, 65534, 65534)
+    try:
+        built, log = site.build()
+    finally:
+        os.chown(site.root, os.getuid(), os.getgid())
+    assert built is None and "holds files that git tracks (site/index.html, …)" in log

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codeproof.common import filesystem
-from codeproof.common.filesystem import journal_file, recover, write_together
+from codeproof.common.filesystem import journal_file, recover, shown_path, write_together
 from codeproof.series.config import SeriesConfigError, load_series
 from conftest import ROOT, ctrl_c_as_at_a_terminal, read_only
 
@@ -211,7 +211,7 @@ def planted_journal(root: Path, entry: dict) -> None:
     journal_file(root).write_text(json.dumps([{"sha256": hashlib.sha256(b"planted\n").hexdigest(), **entry}]))
 
 
-@pytest.mark.parametrize("where", ["absolute", "parent", "link", "aside outside"])
+@pytest.mark.parametrize("where", ["absolute", "parent", "link", "aside outside", "git's folder", "null byte"])
 def test_a_journal_that_names_a_file_outside_the_repository_changes_nothing(tmp_path, where):
     """Whatever wrote the journal (an edit, a copy from elsewhere), recover follows it only inside the repository:
     each path is checked, resolved, before any write, and the aside copy must lie beside its file."""
@@ -222,13 +222,16 @@ def test_a_journal_that_names_a_file_outside_the_repository_changes_nothing(tmp_
     entry = {"absolute": {"path": str(host / "victim"), "aside": ".a.md.codeproof-aside-1"},
              "parent": {"path": "../host/victim", "aside": "../host/.victim.codeproof-aside-1"},
              "link": {"path": "docs/linked/victim", "aside": "docs/linked/.victim.codeproof-aside-1"},
-             "aside outside": {"path": "docs/a.md", "aside": str(host / ".victim.codeproof-aside-1")}}[where]
+             "aside outside": {"path": "docs/a.md", "aside": str(host / ".victim.codeproof-aside-1")},
+             # review of round four: .git/ lies inside the repository, and a NUL raised ValueError
+             "git's folder": {"path": ".git/config", "aside": ".git/.config.codeproof-aside-1"},
+             "null byte": {"path": "docs/a\0.md", "aside": "docs/.a\0.md.codeproof-aside-1"}}[where]
     planted_journal(root, entry)
     with pytest.raises(filesystem.ChangeUnfinished) as refused:
         recover(root)
     wrong = (f"it names {entry['aside']} as the new content of docs/a.md, not a copy beside it"
              if where == "aside outside" else
-             f"it names {entry['path']}, which is not a file inside the repository reached through no link")
+             f"it names {shown_path(entry['path'])}, which is not a file inside the repository reached through no link")
     assert str(refused.value) == f"{journal_file(root)}: the journal of an interrupted change cannot be followed: {wrong}"
     assert refused.value.hint == (f"delete {journal_file(root)} (nothing was changed by it), check `git status`, "
                                   "and run the command again")

@@ -124,8 +124,9 @@ def _check_entries(root: Path, entries: object) -> None:
     them: relative, in normal form, reached through no link, the copy named as _write_aside names it. Checked
     before any write, so a journal from anywhere can change no file outside the repository, nor move one in."""
     def inside(relative: object) -> bool:
-        if not isinstance(relative, str) or os.path.isabs(relative) or os.path.normpath(relative) != relative \
-                or relative.split(os.sep)[0] == "..":
+        if not isinstance(relative, str) or "\0" in relative or os.path.isabs(relative) \
+                or os.path.normpath(relative) != relative or relative.split(os.sep)[0] == ".." \
+                or PRUNED & set(relative.split(os.sep)):  # git's own folder, the tools': never a file of a change
             return False
         real_root = os.path.realpath(root)
         return os.path.realpath(os.path.join(real_root, relative)) == os.path.join(real_root, relative)

@@ -151,14 +151,18 @@ def first_unshown(text: str) -> str:
 # The card's own face: the label before each kind (CARD_LABELS), and the stamp under a verified output. Outside a
 # sealed card (and in what an author writes into one: header values) they would pass for a verified card.
 STAMP_WORDS = "输出已验证"
-# Han characters a reader takes for those of the face: traditional and Japanese forms, and 己 and 巳 for 已.
-FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳圖図", "码实实验验输证证已已图图")
+# Han characters a reader takes for those of the face: traditional and Japanese forms, 己 and 巳 for 已, and rarer
+# variants (岀 for 出, 騐 for 验); and a character's two parts written side by side (讠正 reads as 证).
+FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳圖図岀騐", "码实实验验输证证已已图图出验")
+FACE_PARTS = {"讠正": "证", "马佥": "验", "车俞": "输", "石马": "码"}
+FACE_PARTS_RE = re.compile("|".join(FACE_PARTS))
 NOT_WORD_RE = re.compile(r"[^\w\n]+|_")  # between the characters of a face (a line break ends it)
 # Every face holds the first character of a label (the stamp holds 输出), in one of the forms FACE_FOLD knows, or
 # in a form that compatibility folding (visible) turns into one: radicals and compatibility ideographs.
 FIRST_CHARACTERS = {label[0] for label in CARD_LABELS.values()}
 FACE_CHARACTERS = frozenset(FIRST_CHARACTERS | {chr(form) for form, folded in FACE_FOLD.items()
-                                               if chr(folded) in FIRST_CHARACTERS})
+                                               if chr(folded) in FIRST_CHARACTERS}
+                            | {parts[0] for parts, folded in FACE_PARTS.items() if folded in FIRST_CHARACTERS})
 HAN_VARIANTS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\U0002f800-\U0002fa1f]")
 
 
@@ -169,6 +173,7 @@ def card_face(text: str) -> str | None:
     if FACE_CHARACTERS.isdisjoint(text) and not HAN_VARIANTS_RE.search(text):  # most text: no face can be there
         return None
     compact = NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper()
+    compact = FACE_PARTS_RE.sub(lambda parts: FACE_PARTS[parts.group()], compact)
     if STAMP_WORDS in compact:
         return STAMP_WORDS
     return next((f"{label} {kind.name}" for kind, label in CARD_LABELS.items()

@@ -39,6 +39,10 @@ def output_folder_problem(folder: Path, root: Path) -> tuple[str, str] | None:
         return (f"{folder} is a link (to {os.readlink(folder)}): a build empties its folder, wherever the link leads",
                 f"delete the link (rm {folder}): the build makes the folder itself")
     tracked = run_git("ls-files", "-z", "--", str(folder), work_tree=root)
+    said = tracked.stderr.decode(errors="replace").strip()
+    if tracked.returncode != 0 and "not a git repository" not in said and "outside repository" not in said:
+        return (f"cannot ask git whether it tracks files in {folder}: {said[:300]}",
+                "build in the repository's work tree, where git can be asked")
     if tracked.returncode == 0 and tracked.stdout:
         first = tracked.stdout.split(b"\0")[0].decode(errors="replace")
         return (f"{folder} holds files that git tracks ({first}, …): a build empties its folder",

@@ -153,7 +153,9 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
     for key in ("transform", "style"):  # on the outer <svg>, they would move or restyle it over the page
         if key in root.attrib:
             problems.append(f"its <svg> has a {key}, which would move it out of its place on the page")
-    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0)
+    box = root.get("viewBox", "").replace(",", " ").split()
+    size = max((_number(n) or 0 for n in box[2:4]), default=0) if len(box) == 4 else 0
+    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none", SIZE: str(size)}, 0)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
         problems += _references(root, prefix) + _read_text(root)
     if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
@@ -183,14 +185,15 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     style = _attributes(element, name, prefix, problems)
     colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in INHERITED},
                **{key: value for key, value in style.items() if key in INHERITED}}
-    hidden = hidden or _hides({**element.attrib, **style})
+    hidden = hidden or _hides({**element.attrib, **style}) or (
+        f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None)
     for key in ("fill", "stroke"):
         if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
             _contrast(colours.get(key, ""), key, name, problems)
     textual = name in ("text", "tspan")
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
     if textual and own_text.strip():
-        unseen = hidden or _hides_text(colours, element.attrib)
+        unseen = hidden or _hides_text(colours, element.attrib, own_text.strip())
         if unseen:
             problems.append(f"its <{name}> holding {own_text.strip()[:MAX_LABEL]!r} {unseen}: a reader does not "
                             "see it, so it could split the text a reader sees")
@@ -204,6 +207,11 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
 
 
 INHERITED = ("fill", "stroke", "font-size")  # what an element takes from the group around it, if it does not say
+SIZE = " size"  # (a key no attribute has) the larger side of the figure's viewBox, handed down with what is inherited
+NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
+MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
+MIN_TEXT_SHARE = 0.01  # a font size under this share of the figure's larger side is a few pixels on a phone, or none
+TRANSFORM_RE = re.compile(r"(scale|matrix)\s*\(([^)]*)\)", re.I)
 
 
 def _number(value: str) -> float | None:
@@ -213,30 +221,44 @@ def _number(value: str) -> float | None:
 
 
 def _hides(properties: dict[str, str]) -> str | None:
-    """Why an element draws nothing a reader sees of what it holds (opacity 0, a clip or a mask), or None. A clip
-    or a mask may leave text partly seen: a figure's text is never clipped (matplotlib does not clip it)."""
+    """Why an element draws nothing a reader can read of what it holds (an opacity near 0, a clip or a mask, a
+    transform that shrinks it to nothing), or None. A clip or a mask may hide some characters of a text and leave the
+    rest: a figure's text is drawn unclipped (matplotlib clips a text only when asked, clip_on=True)."""
     for key in ("opacity", "fill-opacity"):
-        if key in properties and (_number(properties[key]) or 0) <= 0:
+        if key in properties and (_number(properties[key]) or 0) < MIN_OPACITY:
             return f"is drawn with {key} {properties[key]}"
     for key in ("clip-path", "mask"):
         if properties.get(key, "none") != "none":
-            return f"is clipped ({key})"
+            return f"is clipped ({key}), which can hide some of its characters: draw it unclipped (clip_on=False)"
+    for kind, numbers in TRANSFORM_RE.findall(properties.get("transform", "")):
+        values = [_number(n) or 0 for n in numbers.replace(",", " ").split()]
+        shrink = (abs(values[0] * values[3] - values[1] * values[2]) if kind.lower() == "matrix" and len(values) == 6
+                  else abs(values[0] * (values[1] if len(values) > 1 else values[0])) if values else 1)
+        if shrink < 0.01:
+            return f"is shrunk to nothing ({kind}({numbers.strip()}))"
     return None
 
 
-def _hides_text(colours: dict[str, str], attributes: dict[str, str]) -> str | None:
-    """Why a text element's own characters are not seen: a size under a pixel, no fill, or squeezed to nothing."""
-    size = colours.get("font-size")
-    if size is not None and (_number(size) or 0) < 1:
+def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str) -> str | None:
+    """Why a text element's own characters are not seen: a size a reader cannot read, no fill (or a paint server's,
+    which may be empty), squeezed to nothing, or moved off the figure."""
+    size, box = colours.get("font-size"), _number(colours.get(SIZE, "0")) or 0
+    if size is not None and (_number(size) or 0) < max(1, MIN_TEXT_SHARE * box):
         return f"is drawn at font size {size}"
     fill = colours.get("fill", "")
     colour = tinycss2.color3.parse_color(fill) if fill else None
     if fill.strip().lower() in ("none", "transparent") or colour is not None and colour != "currentColor" \
             and colour.alpha == 0:
         return f"is drawn with fill {fill}"
+    if "url(" in fill:
+        return f"is filled with {fill}, not a colour"
     length = attributes.get("textLength")
-    if length is not None and (_number(length) or 0) < 1:
+    if length is not None and (_number(length) or 0) < len(text):
         return f"is squeezed to a length of {length}"
+    for key in ("dx", "dy"):
+        moved = [_number(n) or 0 for n in attributes.get(key, "").replace(",", " ").split()]
+        if box and any(abs(n) > box for n in moved):
+            return f"is moved off the figure ({key} {attributes[key][:20]})"
     return None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import contextlib
 import os
 import stat
 import shutil
@@ -75,6 +76,26 @@ def _installed_version(package: str) -> str:
     if text not in _VERSIONS:
         _VERSIONS[text] = installed.version
     return _VERSIONS[text]
+
+
+@contextlib.contextmanager
+def _run_folder():
+    """A run's folder, removed afterwards whatever the script left in it."""
+    tmp = tempfile.mkdtemp(prefix=f"{RUN_PREFIX}{os.getpid()}-")
+    try:
+        yield tmp
+    finally:
+        _remove_tree(tmp)
+
+
+def _remove_tree(folder: str | Path) -> None:
+    """Remove a run's folder: shutil.rmtree recurses once a level, so a tree nested thousands deep (or with its
+    permissions taken away) is removed by rm, after its folders are made writable again."""
+    try:
+        shutil.rmtree(folder)
+    except (OSError, RecursionError):
+        subprocess.run(["chmod", "-R", "u+rwx", "--", str(folder)], capture_output=True)
+        subprocess.run(["rm", "-rf", "--", str(folder)], capture_output=True)
 
 
 class ExperimentRunner:
@@ -209,7 +230,7 @@ class ExperimentRunner:
             return replace(self._failed(script, ""), not_run=NO_SANDBOX_IN_CI)
         with self._lock:
             self.runs += 1
-        with tempfile.TemporaryDirectory(prefix=f"{RUN_PREFIX}{os.getpid()}-", ignore_cleanup_errors=True) as tmp:
+        with _run_folder() as tmp:
             run_dir = Path(tmp).resolve()
             resources = run_dir / "resources"
             for path, data in files.items():
@@ -239,22 +260,25 @@ class ExperimentRunner:
                        over_budget=over_budget)
 
     def _over_budget(self, run_dir: Path) -> str:
-        """What the run left in its folder past the budgets, or "": counted without following links, and no
-        further than the budget (a million empty files are not all counted)."""
+        """What the run left in its folder past the budgets, or "": every entry (folders too) counted without
+        following links, and no further than the budget (a million empty folders are not all counted). A folder
+        the build cannot read (nested past what a path may hold, its permissions taken away) is past it too."""
         files, size, pending = 0, 0, [str(run_dir)]
         while pending:
-            with os.scandir(pending.pop()) as entries:
-                for entry in entries:
-                    info = entry.stat(follow_symlinks=False)
-                    if stat.S_ISDIR(info.st_mode):
-                        pending.append(entry.path)
-                        continue
-                    files, size = files + 1, size + info.st_size
-                    if files > self.budgets.run_files:
-                        return f"more than {self.budgets.run_files} files, past {self.budgets.phrase('run_files')}"
-                    if size > self.budgets.run_mib * 1024 * 1024:
-                        return (f"more than {self.budgets.run_mib} MiB of files, past "
-                                f"{self.budgets.phrase('run_mib')}")
+            try:
+                with os.scandir(pending.pop()) as entries:
+                    for entry in entries:
+                        info = entry.stat(follow_symlinks=False)
+                        if stat.S_ISDIR(info.st_mode):
+                            pending.append(entry.path)
+                        files, size = files + 1, size + (info.st_size if stat.S_ISREG(info.st_mode) else 0)
+                        if files > self.budgets.run_files:
+                            return f"more than {self.budgets.run_files} files, past {self.budgets.phrase('run_files')}"
+                        if size > self.budgets.run_mib * 1024 * 1024:
+                            return (f"more than {self.budgets.run_mib} MiB of files, past "
+                                    f"{self.budgets.phrase('run_mib')}")
+            except OSError as error:
+                return f"a folder the build cannot read ({error.strerror}), past {self.budgets.phrase('run_files')}"
         return ""
 
     def _traces(self, record: bytes, script: str) -> dict[str, str]:
@@ -381,7 +405,7 @@ def _remove_stale_runs() -> None:
     for folder in root.glob(f"{RUN_PREFIX}*-*"):
         pid = folder.name[len(RUN_PREFIX):].split("-", 1)[0]
         if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
+            _remove_tree(folder)
 
 
 def _alive(pid: int) -> bool:

@@ -125,6 +125,8 @@ def _read(html: str, seal: str) -> _Reading:
         sealed, example, code = _open(reading, node, seal, sealed, example, code)
         if tag in BLOCK_TAGS:  # a reader sees a new block here; a line break inside a paragraph is a space
             reading.flow(BREAK)
+            if not sealed and node.attributes.get("data-label"):  # on a phone, drawn on the line above the cell's text
+                reading.flow(skeleton(node.attributes["data-label"]) + "\n")
         elif tag == "br":  # a line break in a paragraph: what it splits still reads on (a face over two lines)
             reading.flow("\n")
         if sealed:  # what the engine rendered holds verified text only: nothing in it to check
@@ -359,22 +361,33 @@ def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
             blocks[-1].append((lines_as_spaces, code))
     found = []
     for line in blocks:
-        spans: dict[int, str] = {}
+        runs: list[tuple[str, int | None]] = []  # the line's text, each inline code span's in one piece
         for text, code in line:
-            if code is not None:
-                spans[code] = spans.get(code, "") + text
-        exempt = {code for code, text in spans.items() if card_face(text)}
-        pieces = [""]
-        for text, code in line:
-            if code in exempt:
-                pieces.append("")  # the span itself is not read, and does not join its neighbours
+            if runs and code is not None and runs[-1][1] == code:
+                runs[-1] = (runs[-1][0] + text, code)
             else:
-                pieces[-1] += text
-        for piece in pieces:
+                runs.append((text, code))
+        shown = "".join(_without_faces(text) if code is not None else text for text, code in runs)
+        for piece in shown.split(BREAK):
             face = card_face(piece)
             if face and face not in found:
                 found.append(face)
     return found
+
+
+MAX_EXEMPT = 400  # characters of an inline code span that may name a face: a longer one exempts none
+
+
+def _without_faces(text: str) -> str:
+    """An inline code span's text with each face it names cut out (a break in its place), its other characters
+    kept: they are read with the text around the span (`✓ 输出<code>已验证 …</code>` shows a reader the stamp)."""
+    if len(text) > MAX_EXEMPT:
+        return text
+    while card_face(text):
+        start = max(i for i in range(len(text)) if card_face(text[i:]))  # the last face, and its shortest extent
+        end = min(j for j in range(start + 1, len(text) + 1) if card_face(text[start:j]))
+        text = text[:start] + BREAK + text[end:]
+    return text
 
 
 def _left_open(html: str, seal: str) -> list[tuple[str, bool]]:
