@@ -7,7 +7,7 @@
 #   ./dev.sh update | lock    the verification engine: repair drifted quotes and outputs | pin new files
 #   ./dev.sh new N "标题"    scaffold post N in docs/posts/ (and drop its announcement from mkdocs.yml)
 #   ./dev.sh drift --to REF | rebase --to REF    what a newer autograd changes in the quotes | move the baseline
-#   ./dev.sh lock-requirements    after changing a pin in requirements.txt: rewrite requirements.lock (needs uv)
+#   ./dev.sh lock-requirements    after changing a pin in requirements(-test).txt: rewrite the locks (needs uv)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -120,45 +120,55 @@ for line in open(sys.argv[1]):
   fi
 }
 
-# After a pin changes in requirements.txt: the locks are written before any install, which would read them.
+# After a pin changes in requirements.txt or requirements-test.txt: the locks are written before any install.
 if [ "${1:-}" = lock-requirements ]; then
   have_uv || { echo "dev.sh: lock-requirements needs uv (unset DEV_SH_NO_UV, or see $uv_home.log)" >&2; exit 2; }
   # Pins for the Python that dev.sh needs; the hashes cover every platform's files of each pinned release.
-  "$uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
-    --custom-compile-command "./dev.sh lock-requirements" -o requirements.lock requirements.txt
+  for set in requirements requirements-test; do
+    "$uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
+      --custom-compile-command "./dev.sh lock-requirements" -o "$set.lock" "$set.txt"
+  done
   echo "$uv_pin" | "$uv" pip compile --quiet --generate-hashes \
     --custom-compile-command "./dev.sh lock-requirements" -o requirements-uv.lock -
   exit
 fi
 
+# Two locked sets: what the site needs (requirements.lock), and for `test` that and what only the tests need
+# (requirements-test.lock, a superset): an author's first build installs no browser driver nor test runner.
 # CODEPROOF_VENV names an environment its caller made and vouches for (the tests share theirs with copies of the
 # repository); else .venv/, made here.
 venv=${CODEPROOF_VENV:-.venv}
-want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+site_set=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+test_set=$(cat requirements-test.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+lock=requirements.lock want=$site_set
+[ "${1:-}" != test ] || lock=requirements-test.lock want=$test_set
 made=$want
 [ -n "${CODEPROOF_VENV:-}" ] || made=$(made_here .venv)  # (exits here when it refuses)
-if [ "$made" != "$want" ]; then
+if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set holds the site's too
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 11, 5))' || { echo "dev.sh: Python 3.11.5+ is needed (the pinned packages require it)" >&2; exit 2; }
   started=$SECONDS
-  echo "dev.sh: installing the $(grep -c '^[a-z]' requirements.lock) pinned packages of requirements.lock into .venv (once; it takes some seconds)..." >&2
-  rm -rf "$venv" "$state/.venv.record"
-  # The engine, importable as `codeproof` from anywhere (see pyproject.toml), is installed editable and
-  # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
   mkdir -p "$state"
   # Made, not yet installed: an install that fails is made again by the next run, not refused as another's.
   record_venv() { echo "$(stat -c '%d:%i' "$venv") $1 $(contents "$venv")" >"$state/.venv.record"; }
-  if have_uv; then
-    python3 -m venv --without-pip "$venv"
+  if [ "$made" = "$site_set" ]; then  # the site's set is there: only what the tests add
+    echo "dev.sh: installing what the tests add ($lock) into .venv (once)..." >&2
     record_venv unfinished
+  else
+    echo "dev.sh: installing the $(grep -c '^[a-z]' "$lock") pinned packages of $lock into .venv (once; it takes some seconds)..." >&2
+    rm -rf "$venv" "$state/.venv.record"
+    if have_uv; then python3 -m venv --without-pip "$venv"; else python3 -m venv "$venv"; fi
+    record_venv unfinished
+  fi
+  # The engine, importable as `codeproof` from anywhere (see pyproject.toml), is installed editable and
+  # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
+  if have_uv; then
     # Compiled as pip does: else the first build compiles every module and MkDocs logs their DeprecationWarnings.
     # uv's own lines say each phase as it ends (resolved, built, prepared, installed, compiled); not the list.
-    "$uv" pip install --python "$venv/bin/python" --compile-bytecode --require-hashes -r requirements.lock \
+    "$uv" pip install --python "$venv/bin/python" --compile-bytecode --require-hashes -r "$lock" \
       2>&1 | sed -u -e '/^ [+-] /d' -e 's/^/  uv: /' >&2
     "$uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation --editable .
   else
-    python3 -m venv "$venv"
-    record_venv unfinished
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r "$lock"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
   fi
   record_venv "$want"

@@ -70,11 +70,11 @@ def test_the_suite_and_the_deployed_build_run_where_bubblewrap_works():
 
 
 def zizmor(*paths: Path) -> subprocess.CompletedProcess:
-    """zizmor (pinned in requirements.txt) with its strictest persona, offline and without any token, so it makes
+    """zizmor (pinned in requirements-test.txt) with its strictest persona, offline and without any token, so it makes
     no network request and runs no online audit; no configuration file and no `# zizmor: ignore` comment counts."""
     exe = Path(sys.executable).parent / "zizmor"
     exe = str(exe) if exe.exists() else shutil.which("zizmor")
-    assert exe, "zizmor is not installed: it is pinned in requirements.txt"
+    assert exe, "zizmor is not installed: it is pinned in requirements-test.txt"
     env = {k: v for k, v in os.environ.items()
            if k not in ("GH_TOKEN", "GITHUB_TOKEN", "ZIZMOR_GITHUB_TOKEN", "GH_HOST", "ZIZMOR_CONFIG")}
     env["ZIZMOR_OFFLINE"] = "1"

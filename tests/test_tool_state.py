@@ -21,7 +21,8 @@ from conftest import ROOT, git
 from fixture_site import make_site
 from site_server import AXE
 
-SET_UP = ("dev.sh", "requirements.lock", "requirements-uv.lock", "requirements.txt", "pyproject.toml")
+SET_UP = ("dev.sh", "requirements.lock", "requirements-test.lock", "requirements-uv.lock", "requirements.txt",
+          "requirements-test.txt", "pyproject.toml")
 
 
 def planted(path: Path, marker: Path) -> None:
