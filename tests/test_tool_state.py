@@ -170,12 +170,18 @@ def test_a_site_folder_that_is_a_link_is_refused_before_the_build_empties_it(tmp
     assert (host / "keep.txt").read_text() == "a host file\n"
 
 
-def test_a_site_folder_with_tracked_files_is_refused(tmp_path):
+def site_with_a_tracked_page(tmp_path):
+    """The fixture site in a git repository that tracks site/index.html."""
     site = make_site(tmp_path)
     (site.root / "site").mkdir()
     (site.root / "site" / "index.html").write_text("<p>committed</p>\n")
     git(site.root, "init", "-q")
     git(site.root, "add", "-f", "site/index.html")
+    return site
+
+
+def test_a_site_folder_with_tracked_files_is_refused(tmp_path):
+    site = site_with_a_tracked_page(tmp_path)
     built, log = site.build()
     assert built is None
     assert f"{site.root / 'site'} holds files that git tracks (site/index.html, …): a build empties its folder\n" \
@@ -272,11 +278,7 @@ def test_python_m_never_imports_a_module_of_the_working_folder_first(clone, tmp_
 
 def test_a_repository_git_calls_dubious_is_still_read_and_its_tracked_site_refused(tmp_path):
     """Review of round four: owned by another user, git refused to list what it tracks, which read as "nothing"."""
-    site = make_site(tmp_path)
-    (site.root / "site").mkdir()
-    (site.root / "site" / "index.html").write_text("<p>committed</p>\n")
-    git(site.root, "init", "-q")
-    git(site.root, "add", "-f", "site/index.html")
+    site = site_with_a_tracked_page(tmp_path)
     os.chown(site.root, 65534, 65534)
     try:
         built, log = site.build()
