@@ -5,12 +5,14 @@ Screenshots of each page at desktop and phone width go to test-artifacts/screens
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 from urllib.parse import quote, urljoin
 
 import pytest
 import yaml
+from PIL import Image
 from playwright import sync_api as playwright
 from selectolax.lexbor import LexborHTMLParser
 
@@ -272,18 +274,58 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation_nor_on_a_phon
     assert {path: blocks for path, blocks in hidden.items() if blocks} == {}
 
 
-def test_an_experiment_card_opens_its_script_at_the_quoted_lines_marked(visit, base_url):
+# The colour of a 3 px strip at the left edge of a line (where the bar of a marked line is), from a screenshot.
+def left_edge_colour(page, line) -> tuple[int, ...]:
+    box = line.bounding_box()
+    shot = page.screenshot(clip={"x": box["x"] + 1, "y": box["y"] + 2, "width": 3, "height": 6})
+    data = Image.open(io.BytesIO(shot)).convert("RGB").tobytes()
+    return tuple(round(sum(data[channel::3]) / (len(data) // 3)) for channel in range(3))
+
+
+def near(colour: tuple[int, ...], hex_colour: str) -> bool:
+    """Whether a colour read from pixels is a CSS #rrggbb colour, within what anti-aliasing changes."""
+    want = bytes.fromhex(hex_colour.strip().lstrip("#"))
+    return all(abs(a - b) <= 40 for a, b in zip(colour, want))
+
+
+# A line's height in lines of its text: taller than its text (a wrap mark drawn down it, or a control inside it).
+TALLER_THAN_ITS_TEXT = """lines => lines.filter(line => {
+  const range = document.createRange(); range.selectNodeContents(line);
+  const height = parseFloat(getComputedStyle(line).lineHeight);
+  const rows = new Set([...range.getClientRects()].map(r => Math.floor((r.top - line.getBoundingClientRect().top) / height)));
+  return line.getBoundingClientRect().height > rows.size * height + 1;
+}).map(line => line.id)"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_experiment_card_opens_its_script_at_the_quoted_lines_visibly_marked_at_the_top(
+        browser, base_url, scheme):
+    """On a phone, in either scheme: the card's range is marked (a bar a reader sees, read from the pixels, which
+    an unmarked line has not), its first line is in the top quarter under the header, and no line of the script
+    is taller than its text (a wrap mark ↪ beside the copy-address control, as there was)."""
+    context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme=scheme)
+    page = context.new_page()
     cards = 0
     for url in POSTS:
-        page = visit(base_url + url).page
+        page.goto(base_url + url, wait_until="load")
         for href in page.locator(".proof-card--experiment dd a").evaluate_all("els => els.map(e => e.href)"):
             first, last = map(int, re.fullmatch(r".*/experiments/[\w/]+/#L(\d+)-L(\d+)", href).groups())
-            page.goto(href)
-            page.wait_for_load_state("networkidle")
+            page.goto(href, wait_until="load")
+            page.wait_for_function("() => document.querySelector('.series-permalink')")
             marked = page.locator(".series-script__line [data-linenos]").evaluate_all(
                 "els => els.map(e => Number(e.dataset.linenos.trim()))")
             assert marked == list(range(first, last + 1)), href
+            lines = page.locator(".highlight code > span[id^='__span-0-']")
+            bar = page.evaluate("getComputedStyle(document.body).getPropertyValue('--md-code-hl-color')")  # #rrggbb
+            shown = left_edge_colour(page, page.locator(".series-script__line").first)
+            unmarked = left_edge_colour(page, lines.nth(last))  # the line after the range
+            assert near(shown, bar) and not near(unmarked, bar), (href, shown, unmarked, bar)
+            header = page.locator(".md-header").bounding_box()
+            top = page.locator(".series-script__line").first.bounding_box()["y"]
+            assert header["y"] + header["height"] <= top <= 812 / 4, (href, top)
+            assert lines.evaluate_all(TALLER_THAN_ITS_TEXT) == [], href
             cards += 1
+    context.close()
     assert cards > 0
 
 

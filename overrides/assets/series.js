@@ -60,8 +60,17 @@ function markLines({scroll = true} = {}) {
     await navigator.clipboard.writeText(location.href);
     permalink.textContent = "已复制";
   };
-  end.append(permalink);  // a row of its own under the marked lines: it hides no code
-  if (scroll) start.scrollIntoView({block: "center"});
+  // A row of its own under the marked lines: it hides no code. On a script page it follows the last line, whose
+  // wrap marks (↪, drawn down the whole line) would otherwise run on beside it.
+  if (document.querySelector(".series-src")) end.append(permalink);
+  else end.after(permalink);
+  if (scroll) scrollToLine(start);
+}
+// The first marked line a line's height below the header, so the range reads from the top of the screen.
+function scrollToLine(line) {
+  const header = document.querySelector(".md-header")?.getBoundingClientRect().bottom ?? 0;
+  const lineHeight = parseFloat(getComputedStyle(line).lineHeight) || 20;
+  scrollTo({top: scrollY + line.getBoundingClientRect().top - header - lineHeight, behavior: "instant"});
 }
 document$.subscribe(() => markLines());
 window.addEventListener("hashchange", () => markLines());
