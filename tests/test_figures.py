@@ -149,6 +149,37 @@ def test_a_script_that_writes_outside_its_figure_folder_publishes_nothing_and_ch
     assert list(tmp_path.parent.rglob("f.svg")) == []
 
 
+def wide_svg(width: float, text_style: str, group: str = "") -> str:
+    """A figure `width` points wide, as matplotlib writes one (its units are points), with one text."""
+    text = f'<text x="10" y="40" style="{text_style}">横轴 x</text>'
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}pt" height="100pt" viewBox="0 0 {width} 100">'
+            + (f'<g transform="{group}">{text}</g>' if group else text) + "</svg>")
+
+
+def test_text_a_phone_shows_under_9_px_is_a_warning_at_the_figures_line_saying_what_size_to_draw(engine, root):
+    """400 pt wide, shown 312 px wide on a phone: 9 pt text is 7.0 px there."""
+    checked = check(engine, root, WRITE.format(svg=wide_svg(400, "font-size: 9px")), figure_post("Figure: f.svg", "Alt: a"))
+    assert checked.problem is None and checked.figure  # published: a strict build fails on the warning
+    assert (checked.warning.line, checked.warning.message, checked.warning.hint) == (
+        5, "FIGURE experiments/draw.py: f.svg's text '横轴 x' is 7.0 px high on a phone, under 9 px (the figure is "
+           "shown 312 px wide there)",
+        "draw the figure at most 4.3 in wide (it is 5.6 in as saved), or that text at least 12 pt (it is 9 pt): the "
+        "guide's sizing rule")
+
+
+@pytest.mark.parametrize("width, style, group, phone_px", [
+    (290, "font-size: 11px", "", None),  # matplotlib's defaults here: 4.5 in at 11 pt, cropped
+    (312, "font-size: 9px", "", None),  # exactly 9 px
+    (200, "font-size: 7px", "", None),  # 267 px wide, narrower than the phone's column: shown at its own size, 9.3 px
+    (100, "font-size: 6px", "", 8.0),  # ... 133 px wide: 6 pt is 8 px
+    (290, "font-size: 11px", "scale(0.5)", 5.9),  # a transform that shrinks the text counts
+    (290, "font-size: 11px", "rotate(-90) translate(3 4)", None),  # one that only turns or moves it does not
+])
+def test_a_figures_smallest_text_is_measured_as_a_phone_shows_it(width, style, group, phone_px):
+    small = clean_svg(wide_svg(width, style, group), "f-", "alt").small_text
+    assert (round(small.phone_px, 1) if small else None) == phone_px
+
+
 def test_a_figure_that_is_a_link_is_refused(engine, root):
     script = "import os\nos.symlink('/etc/passwd', os.path.join(os.environ['CODEPROOF_FIGURES'], 'f.svg'))\n"
     checked = check(engine, root, script, figure_post("Figure: f.svg", "Alt: a"))
@@ -445,6 +476,16 @@ def test_a_figure_the_script_does_not_write_fails_the_build_at_its_line(tmp_path
     assert out is None
     assert f"docs/posts/p.md:{line}: FIGURE experiments/draw.py: it did not write f.svg (its figure folder holds " \
            "nothing)" in report(log)
+
+
+def test_a_figure_with_text_too_small_on_a_phone_fails_the_strict_build_at_its_line(tmp_path):
+    site = make_site(tmp_path)
+    (site.root / SCRIPT).write_text(WRITE.format(svg=wide_svg(400, "font-size: 9px")), encoding="utf-8")
+    site.edit("The end.", FIXTURE_FIGURE)
+    line = site.post.read_text(encoding="utf-8").split("\n").index("[FIGURE]") + 1
+    out, log = site.build()
+    assert out is None
+    assert f"docs/posts/p.md:{line}: FIGURE experiments/draw.py: f.svg's text '横轴 x' is 7.0 px high on a phone" in log
 
 
 def test_a_primitive_whose_name_reads_as_a_cards_face_is_not_drawn(engine, root):

@@ -6,6 +6,7 @@ Used alike by the MkDocs hook and by the command line (`python -m codeproof`).
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
@@ -14,7 +15,8 @@ from codeproof.site import addresses, graphs, render
 from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series, in_ci
-from codeproof.experiments.figures import FOLDER_FAULT, clean_svg
+from codeproof.experiments.figures import (FOLDER_FAULT, MIN_PHONE_TEXT_PX, PHONE_FIGURE_PX, CleanFigure,
+                                           SmallText, clean_svg)
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
 from codeproof.experiments.tracing import TracedGraph, read_graph
@@ -249,7 +251,9 @@ class Engine:
         if isinstance(drawn, Checked):
             return drawn
         produced, figure = drawn
-        script = block.fields["File"]
+        script, warning = block.fields["File"], None
+        if isinstance(figure, CleanFigure):  # a Figure the script wrote: its text may be too small on a phone
+            warning, figure = self._small_text_warning(block, figure.small_text), figure.svg
         digest = "sha256:" + hashlib.sha256(produced.encode("utf-8")).hexdigest()
         if block.fields.get("Digest", digest) != digest:
             return Checked(block, problem=Problem(
@@ -257,7 +261,20 @@ class Engine:
                                         f"Digest {block.fields['Digest']}, drawn {digest}",
                 hint=f"if the new figure is right, run `./dev.sh update` to record it (`Digest: {digest}`)"),
                 repair=digest, run=run)
-        return Checked(block, run=run, figure=figure)
+        return Checked(block, run=run, figure=figure, warning=warning)
+
+    @staticmethod
+    def _small_text_warning(block: Block, small: SmallText | None) -> Problem | None:
+        """A warning (it fails a strict build) for a figure whose smallest text a phone shows too small to read."""
+        if small is None:
+            return None
+        return Problem(block.post, block.line,
+                       f"FIGURE {block.fields['File']}: {block.fields['Figure']}'s text {_shown(small.text)[:40]!r} is "
+                       f"{small.phone_px:.1f} px high on a phone, under {MIN_PHONE_TEXT_PX} px (the figure is shown "
+                       f"{PHONE_FIGURE_PX} px wide there)",
+                       hint=f"draw the figure at most {small.widest() / 72:.1f} in wide (it is "
+                            f"{small.figure_width / 72:.1f} in as saved), or that text at least "
+                            f"{math.ceil(small.least_size())} pt (it is {small.font_size:g} pt): the guide's sizing rule")
 
     def _traced(self, block: Block, run: RunResult) -> tuple[str, TracedGraph] | Checked:
         """(what the run produced, what the card draws) of a Graph: the trace's record, and the graph it holds."""
@@ -271,7 +288,7 @@ class Engine:
                                  "and an input autograd can trace", run)
         return produced, graph
 
-    def _written(self, block: Block, run: RunResult) -> tuple[str, str] | Checked:
+    def _written(self, block: Block, run: RunResult) -> tuple[str, CleanFigure] | Checked:
         """(what the run produced, what the card keeps) of a Figure: the SVG the script wrote, and that SVG cleaned."""
         script, name = block.fields["File"], block.fields["Figure"]
         if name not in run.figures:
@@ -288,7 +305,7 @@ class Engine:
                 detail="".join(f"  {problem}\n" for problem in clean.problems[:MAX_SAID])
                 + (f"  and {len(clean.problems) - MAX_SAID} more\n" if len(clean.problems) > MAX_SAID else ""),
                 hint="draw with paths, shapes and text only, in colours that read on both backgrounds"), run=run)
-        return run.figures[name], clean.svg
+        return run.figures[name], clean
 
     def drawing(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes]) -> str:
         """A verified figure as its card shows it: the cleaned SVG, or the traced graph drawn with its nodes linked

@@ -12,6 +12,7 @@ the page's fonts, metadata dropped, and the same bytes for the same input.
 from __future__ import annotations
 
 import colorsys
+import math
 import os
 import re
 import stat
@@ -134,10 +135,36 @@ def collect_figures(run_dir: Path, budgets: Budgets = Budgets(), folder: str = "
     return figures, faults
 
 
+# The width a figure is shown at on a phone 375 px wide: the figure's column in a card there (series.css; a
+# browser test measures it), where a figure wider than that is scaled down to it.
+PHONE_WIDTH_PX = 375
+PHONE_FIGURE_PX = 312
+MIN_PHONE_TEXT_PX = 9  # smaller text on a phone is hard to read (WCAG's sizes start at 9 px for captions)
+
+
+@dataclass(frozen=True)
+class SmallText:
+    """A figure's smallest text as a phone shows it, with what would make it readable."""
+
+    text: str  # the first words of that text
+    phone_px: float  # its size on a phone, in CSS pixels
+    font_size: float  # its size in the figure's units (matplotlib's: points)
+    figure_width: float  # the figure's width in the same units
+
+    def widest(self) -> float:
+        """The figure's largest width (in its units) at which this text stays readable on a phone."""
+        return self.font_size * PHONE_FIGURE_PX / MIN_PHONE_TEXT_PX
+
+    def least_size(self) -> float:
+        """The least font size (in its units) that is readable on a phone at the figure's width."""
+        return MIN_PHONE_TEXT_PX * self.figure_width / min(PHONE_FIGURE_PX, self.figure_width)
+
+
 @dataclass(frozen=True)
 class CleanFigure:
     svg: str  # the figure as the page shows it, one line
     problems: tuple[str, ...]  # why it cannot be shown; when any, svg is ""
+    small_text: SmallText | None = None  # its smallest text, when a phone shows it under MIN_PHONE_TEXT_PX
 
 
 def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) -> CleanFigure:
@@ -155,7 +182,8 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
             problems.append(f"its <svg> has a {key}, which would move it out of its place on the page")
     box = root.get("viewBox", "").replace(",", " ").split()
     size = max((_number(n) or 0 for n in box[2:4]), default=0) if len(box) == 4 else 0
-    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none", SIZE: str(size)}, 0)
+    texts: list[tuple[float, str]] = []  # each text's font size (in the figure's units) and its words
+    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none", SIZE: str(size)}, 0, texts)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
         problems += _references(root, prefix) + _read_text(root)
     if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
@@ -167,13 +195,26 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
     root.set("aria-label", alt)
     if problems:
         return CleanFigure("", tuple(dict.fromkeys(problems)))
-    return CleanFigure(tostring(root, encoding="unicode"), ())
+    return CleanFigure(tostring(root, encoding="unicode"), (), _small_text(root, texts))
+
+
+def _small_text(root: Element, texts: list[tuple[float, str]]) -> SmallText | None:
+    """The smallest of a figure's texts, if a phone shows it under MIN_PHONE_TEXT_PX: the figure is scaled from
+    its viewBox's width to its own width (set in CSS pixels by _size), and no wider than the phone's column."""
+    if not texts:
+        return None
+    box_width = float(root.get("viewBox").replace(",", " ").split()[2])
+    shown = min(PHONE_FIGURE_PX, float(root.get("width", PHONE_FIGURE_PX)))
+    size, text = min(texts, key=lambda found: found[0])
+    phone_px = size * shown / box_width
+    return SmallText(text[:MAX_LABEL], phone_px, size, box_width) if phone_px < MIN_PHONE_TEXT_PX else None
 
 
 def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
-           in_text: bool = False, hidden: str | None = None) -> None:
-    """Clean an element and what it holds in place, and say what cannot be cleaned. `hidden`: why a group around it
-    draws nothing a reader sees (opacity 0, a clip or a mask), if it does."""
+           texts: list[tuple[float, str]], in_text: bool = False, hidden: str | None = None) -> None:
+    """Clean an element and what it holds in place, and say what cannot be cleaned; add each text's font size
+    (scaled by the transforms around it) and words to `texts`. `hidden`: why a group around it draws nothing a
+    reader sees (opacity 0, a clip or a mask), if it does."""
     name = _name(element.tag)
     if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
         problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
@@ -185,6 +226,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     style = _attributes(element, name, prefix, problems)
     colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in INHERITED},
                **{key: value for key, value in style.items() if key in INHERITED}}
+    colours[SCALE] = f"{(_number(inherited.get(SCALE, '1')) or 0) * _scale(element.get('transform', '')):g}"
     hidden = hidden or _hides({**element.attrib, **style}) or (
         f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None)
     for key in ("fill", "stroke"):
@@ -197,17 +239,20 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         if unseen:
             problems.append(f"its <{name}> holding {own_text.strip()[:MAX_LABEL]!r} {unseen}: a reader does not "
                             "see it, so it could split the text a reader sees")
+        elif colours.get("font-size") is not None:
+            texts.append(((_number(colours["font-size"]) or 0) * (_number(colours[SCALE]) or 0), own_text.strip()))
     element.text = " ".join(element.text.split("\n")) if textual and element.text else None  # one line: Markdown
     element.tail = " ".join(element.tail.split("\n")) if in_text and element.tail else None  # keeps it whole
     for child in list(element):
         if not isinstance(child.tag, str) or _name(child.tag) in DROPPED:  # comments, metadata, style sheets
             element.remove(child)
         else:
-            _clean(child, prefix, problems, colours, depth + 1, textual, hidden)
+            _clean(child, prefix, problems, colours, depth + 1, texts, textual, hidden)
 
 
 INHERITED = ("fill", "stroke", "font-size")  # what an element takes from the group around it, if it does not say
 SIZE = " size"  # (a key no attribute has) the larger side of the figure's viewBox, handed down with what is inherited
+SCALE = " scale"  # (nor this) how much the transforms around an element scale what it draws
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
 MIN_TEXT_SHARE = 0.01  # a font size under this share of the figure's larger side is a few pixels on a phone, or none
@@ -231,12 +276,21 @@ def _hides(properties: dict[str, str]) -> str | None:
         if properties.get(key, "none") != "none":
             return f"is clipped ({key}), which can hide some of its characters: draw it unclipped (clip_on=False)"
     for kind, numbers in TRANSFORM_RE.findall(properties.get("transform", "")):
-        values = [_number(n) or 0 for n in numbers.replace(",", " ").split()]
-        shrink = (abs(values[0] * values[3] - values[1] * values[2]) if kind.lower() == "matrix" and len(values) == 6
-                  else abs(values[0] * (values[1] if len(values) > 1 else values[0])) if values else 1)
-        if shrink < 0.01:
+        if _area_scale(kind, numbers) < 0.01:
             return f"is shrunk to nothing ({kind}({numbers.strip()}))"
     return None
+
+
+def _area_scale(kind: str, numbers: str) -> float:
+    """How much one scale() or matrix() of a transform scales an area."""
+    values = [_number(n) or 0 for n in numbers.replace(",", " ").split()]
+    return (abs(values[0] * values[3] - values[1] * values[2]) if kind.lower() == "matrix" and len(values) == 6
+            else abs(values[0] * (values[1] if len(values) > 1 else values[0])) if values else 1)
+
+
+def _scale(transform: str) -> float:
+    """How much a transform scales a length (the root of its area's scale: a text's size, on average)."""
+    return math.prod(_area_scale(kind, numbers) for kind, numbers in TRANSFORM_RE.findall(transform)) ** 0.5
 
 
 def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str) -> str | None:
