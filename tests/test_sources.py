@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import hashlib
 import io
 import os
@@ -127,7 +128,9 @@ class Held:
         return self.files
 
     def fetch(self, ref: FileRef) -> bytes:
-        return self.tree(ref.repo, ref.commit)[ref.path]
+        if ref.path not in self.tree(ref.repo, ref.commit):
+            raise ProviderUnavailable(f"{ref.path} is not in {self.name}'s copy")
+        return self.files[ref.path]
 
     def paths(self, repo: str, commit: str) -> list[str] | None:
         return sorted(self.files) if self.files is not None else None
@@ -146,9 +149,33 @@ def held_store(tmp_path, *providers: Held) -> SourceStore:
     return SourceStore(lock, tmp_path / ".cache", list(providers))
 
 
-def test_a_file_comes_from_the_first_provider_that_can_give_it(tmp_path):
+def test_lock_fetches_a_file_from_the_first_provider_that_can_give_it_in_their_order(tmp_path):
+    """Git before the archive: the lock records what the commit holds, as the permalinks show it."""
     store = held_store(tmp_path, Held("away", False, None), Held("mirror", False, MIRROR), Held("archive", True, ARCHIVE))
     assert store.fetch(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")) == (b"x = 1\n", "mirror")
+
+
+def test_a_build_reads_a_locked_file_from_a_pinned_archive_before_any_other_provider(tmp_path, caplog):
+    store = held_store(tmp_path, Held("mirror", False, {"pkg/mod.py": b"mirror's"}), Held("archive", True, ARCHIVE))
+    with caplog.at_level(logging.INFO, logger="mkdocs.codeproof.sources"):
+        assert store.read(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")) == "x = 1\n"
+    assert caplog.messages == []
+
+
+def test_a_file_the_archive_does_not_hold_is_read_from_the_next_provider_saying_once_why(tmp_path, caplog):
+    store = held_store(tmp_path, Held("mirror", False, {"pkg/mod.py": b"x = 1\n"}), Held("archive", True, {}))
+    ref = FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")
+    with caplog.at_level(logging.INFO, logger="mkdocs.codeproof.sources"):
+        assert store.read(ref) == store.read(ref) == "x = 1\n"
+    assert caplog.messages == ["pkg/mod.py: from mirror, as archive: pkg/mod.py is not in archive's copy"]
+
+
+def test_an_archives_copy_unlike_the_lock_gives_way_to_a_provider_whose_copy_is_the_locked_blob(tmp_path, caplog):
+    store = held_store(tmp_path, Held("mirror", False, MIRROR), Held("archive", True, {"pkg/mod.py": b"x = 2\n"}))
+    with caplog.at_level(logging.INFO, logger="mkdocs.codeproof.sources"):
+        assert store.read(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")) == "x = 1\n"
+    assert caplog.messages == [f"pkg/mod.py: from mirror, as archive: its copy is blob {git_blob_sha1(b'x = 2' + bytes([10]))}, "
+                               "not the locked one"]
 
 
 def test_a_tree_and_a_listing_come_from_a_pinned_archive_before_any_other_provider(tmp_path):

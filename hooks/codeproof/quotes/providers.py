@@ -174,7 +174,7 @@ class GitProvider:
         if self._git(repo_dir, "cat-file", "-e", f"{commit}^{{commit}}").returncode == 0:
             return repo_dir
         url = self.remote_template.format(repo=repo)
-        log.info(f"asking git for {repo}@{commit[:7]} (once: what it gives is kept in the cache)")
+        log.info(f"asking git for {repo}@{commit[:7]} (once: what it gives is kept in the cache)")  # the store says why
         reason = self._fetch(repo_dir, url, commit)
         if reason is not None:
             self._failed[key] = f"git fetch {url} {commit[:7]}: {reason}"
@@ -262,7 +262,8 @@ class SdistProvider:
     def _download(self) -> None:
         if self._failure:
             raise ProviderUnavailable(self._failure)
-        log.info(f"downloading {self.baseline.sdist} from PyPI (its SHA-256 pinned; once: then it is in the cache)")
+        log.info(f"downloading {self.baseline.sdist} from PyPI: the pinned files are read from this release archive "
+                 "(its SHA-256 pinned; once: then it is in the cache)")
         try:
             download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout)
         except ProviderUnavailable as error:

@@ -7,6 +7,7 @@ A networked machine fetches and caches; an offline one builds from the cache.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from codeproof.series.config import in_ci
@@ -15,6 +16,8 @@ from codeproof.common.structure import FileRef
 from codeproof.quotes.lock import Lock, SourceError, git_blob_sha1
 from codeproof.quotes.providers import (GitProvider, Provider, ProviderUnavailable, SdistProvider, not_there,
                                         releases_at_hand)
+
+log = logging.getLogger("mkdocs.codeproof.sources")  # shown by MkDocs; info only, so --strict is unaffected
 
 
 class SourceStore:
@@ -112,30 +115,52 @@ class SourceStore:
                     hint=f"delete the folder {self.cache_dir} and build again to fetch and check every file afresh",
                 )
             return data
-        data, provider = self.fetch(ref)
-        actual = git_blob_sha1(data)
-        if actual != expected:
-            raise SourceError(
-                f"{ref} is blob {actual} (from {provider}), but the lock says {expected}",
-                hint=f"the lock entry is wrong: delete it from {self.lock.path.name} and run `./dev.sh lock`",
-            )
+        data = self._fetch_locked(ref, expected)
         write_atomically(cached, data)
         return data
 
+    def _fetch_locked(self, ref: FileRef, expected: str) -> bytes:
+        """The file's bytes from the first provider whose copy is the locked blob, pinned archives first (once
+        downloaded they need no network, and the lock proves each file either way). A file another provider than
+        the first served is logged once, with why the ones before it did not."""
+        tried, unlike = [], None
+        for provider in self._archives_first():
+            try:
+                data = provider.fetch(ref)
+            except ProviderUnavailable as unavailable:
+                tried.append(f"{provider.name}: {unavailable}")
+                continue
+            actual = git_blob_sha1(data)
+            if actual == expected:
+                if tried:
+                    log.info(f"{ref.path}: from {provider.name}, as " + "; ".join(tried))
+                return data
+            unlike = unlike or f"{ref} is blob {actual} (from {provider.name}), but the lock says {expected}"
+            tried.append(f"{provider.name}: its copy is blob {actual}, not the locked one")
+        if unlike:
+            raise SourceError(unlike, hint=f"the lock entry is wrong: delete it from {self.lock.path.name} and run "
+                                           "`./dev.sh lock`")
+        raise _cannot_fetch(ref, tried)
+
     def fetch(self, ref: FileRef) -> tuple[bytes, str]:
-        """(bytes, provider name) from the first provider that can give the file; SourceError naming
-        every reason if none can. Each provider proves its own bytes (git's object check, the pinned
-        archive hash); the lock is checked by the caller."""
+        """(bytes, provider name) from the first provider in their order that can give the file (for `lock`, which
+        records what git's commit holds, as the permalinks show it); SourceError naming every reason if none can.
+        Each provider proves its own bytes (git's object check, the pinned archive hash); the lock is checked by the
+        caller."""
         reasons = []
         for provider in self.providers:
             try:
                 return provider.fetch(ref), provider.name
             except ProviderUnavailable as unavailable:
                 reasons.append(f"{provider.name}: {unavailable}")
-        raise SourceError(
-            f"cannot fetch {ref}: no cached copy, and " + "; ".join(reasons or ["no provider is configured"]),
-            hint="build once on a machine that reaches GitHub or PyPI (it fills the cache in ~/.cache/codeproof/)",
-        )
+        raise _cannot_fetch(ref, reasons)
+
+
+def _cannot_fetch(ref: FileRef, reasons: list[str]) -> SourceError:
+    return SourceError(
+        f"cannot fetch {ref}: no cached copy, and " + "; ".join(reasons or ["no provider is configured"]),
+        hint="build once on a machine that reaches GitHub or PyPI (it fills the cache in ~/.cache/codeproof/)",
+    )
 
 
 def default_store(series, lock: Lock | None = None, fresh: bool = False) -> SourceStore:
