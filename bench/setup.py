@@ -1,69 +1,112 @@
-"""Benchmark: a new author's first `./dev.sh build`, from a fresh clone to a built site, with uv and with pip.
+"""Benchmark: a new author's first `./dev.sh build`, from a fresh clone to a built site, and where its time goes.
 
 Each run clones the repository's committed HEAD into a temp dir and runs `./dev.sh build` there with every
-cache empty (uv's, pip's, the engine's experiment key, the temp dir where jieba keeps its dictionary), as on
-a fresh machine: the run creates .venv, installs the hashed lock, fetches the pinned upstream files, runs the
-experiments and builds the site. The uv run lets dev.sh bootstrap uv from PyPI; the pip run sets
-DEV_SH_NO_UV=1, the fallback of a machine where uv cannot be had. The goal: <= 20 s to a built site with uv.
-With --repeat N the two alternate N times, so that load from other processes falls on both alike; the
-fastest of each is reported, with the part of it that MkDocs itself reports for the build.
+cache empty (uv's, pip's, the user cache with the engine's state, the temp dir where jieba keeps its
+dictionary), as on a fresh machine: the run creates .venv, installs the hashed lock, fetches the pinned
+upstream files, cross-references them, runs the experiments and builds the site. The uv run lets dev.sh
+bootstrap uv from PyPI; with --pip, a run sets DEV_SH_NO_UV=1 too, the fallback of a machine without uv.
 
-Run from the repository root:  python3 bench/setup.py [--repeat N] [--keep]
+The parts are read from when each line of the build's log arrives: the install (to dev.sh's "installed in"),
+of which uv's bytecode compiling (uv's own figure), then MkDocs: the release archive's download, the
+cross-referencing (from its first line to the next), and the rest of the build. The goal: the median of the
+runs (3 by default) <= 20 s with uv, on a quiet machine.
+
+Run from the repository root:  .venv/bin/python bench/setup.py [--repeat N] [--pip] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import statistics
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
-from common import ROOT, Timing, run, table, walls, workdir
+from common import ENV, ROOT, table, workdir
 
-GOAL = 20.0  # seconds to a built site with uv
+GOAL = 20.0  # seconds to a built site with uv (the median of the runs)
 VARIANTS = {"uv": {}, "pip": {"DEV_SH_NO_UV": "1"}}
+# Where a part starts and ends in the log: (part, the line that starts it, the line that ends it; None: the next line).
+PARTS = [("install", None, r"^dev\.sh: installed in "),
+         ("archive download", r"downloading \S+ from PyPI", None),
+         ("cross-referencing", r"cross-referencing \d+ files with jedi", r"cross-referencing \d+ experiment scripts|Documentation built"),
+         ("MkDocs build, all of it", r"^dev\.sh: installed in ", r"Documentation built in ")]
 
 
-def first_build(tmp: Path, name: str, env: dict) -> Timing:
+@dataclass
+class Run:
+    wall: float
+    lines: list[tuple[float, str]]  # (seconds since the start, line) of the build's log
+
+    def part(self, starts: str | None, ends: str | None) -> float | None:
+        """Seconds from the line matching `starts` (None: the start) to the line matching `ends` (None: the line
+        after it); None when the log has no such line."""
+        begin = 0.0 if starts is None else next((i for i, (_, line) in enumerate(self.lines) if re.search(starts, line)), None)
+        if begin is None:
+            return None
+        first = 0 if starts is None else begin + 1
+        at = 0.0 if starts is None else self.lines[begin][0]
+        if ends is None:
+            return self.lines[first][0] - at if first < len(self.lines) else None
+        end = next((t for t, line in self.lines[first:] if re.search(ends, line)), None)
+        return None if end is None else end - at
+
+    def bytecode(self) -> float | None:
+        found = [re.search(r"Bytecode compiled [\d,]+ files in ([\d.]+)(m?s)", line) for _, line in self.lines]
+        found = [match for match in found if match]
+        return float(found[-1][1]) / (1000 if found[-1][2] == "ms" else 1) if found else None
+
+
+def first_build(tmp: Path, name: str, env: dict) -> Run:
     """Clone HEAD into tmp/name and time its first `./dev.sh build`, every cache in tmp/name-caches."""
     clone, caches = tmp / name, tmp / f"{name}-caches"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
     for cache in ("uv", "pip", "xdg", "tmp"):
         (caches / cache).mkdir(parents=True)
-    timing = run(clone, ["./dev.sh", "build"], env={
-        **env, "UV_CACHE_DIR": str(caches / "uv"), "PIP_CACHE_DIR": str(caches / "pip"),
-        "XDG_CACHE_HOME": str(caches / "xdg"), "TMPDIR": str(caches / "tmp")})
-    if not (clone / "site" / "index.html").is_file():
-        sys.exit(f"no site was built in {clone}:\n{timing.stderr}")
+    started, lines = time.perf_counter(), []
+    with subprocess.Popen(["./dev.sh", "build"], cwd=clone, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env={**ENV, **env, "UV_CACHE_DIR": str(caches / "uv"), "PIP_CACHE_DIR": str(caches / "pip"),
+                               "XDG_CACHE_HOME": str(caches / "xdg"), "TMPDIR": str(caches / "tmp")}) as build:
+        for line in build.stderr:
+            lines.append((time.perf_counter() - started, line.rstrip("\n")))
+    wall = time.perf_counter() - started
+    if build.returncode != 0 or not (clone / "site" / "index.html").is_file():
+        sys.exit(f"no site was built in {clone}:\n" + "\n".join(line for _, line in lines))
     used_uv = any((caches / "xdg" / "codeproof" / "uv").glob("*/bin/uv"))
     if used_uv != ("DEV_SH_NO_UV" not in env):
-        sys.exit(f"the {name} run {'used' if used_uv else 'did not use'} uv:\n{timing.stderr}")
-    return timing
+        sys.exit(f"the {name} run {'used' if used_uv else 'did not use'} uv")
+    return Run(wall, lines)
 
 
-def mkdocs_seconds(timing: Timing) -> str:
-    found = re.search(r"Documentation built in ([\d.]+) seconds", timing.stderr)
-    return f"{float(found[1]):.1f} s" if found else "?"
+def median(values: list[float | None]) -> str:
+    known = [value for value in values if value is not None]
+    return f"{statistics.median(known):5.1f} s   runs: [{', '.join(f'{v:.1f}' for v in known)}]" if known else "  -"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (its path is printed)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs of each variant; the fastest is reported")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each variant; the median is reported")
+    parser.add_argument("--pip", action="store_true", help="time pip's fallback too (DEV_SH_NO_UV=1)")
     args = parser.parse_args()
-    times = {name: [] for name in VARIANTS}
+    variants = VARIANTS if args.pip else {"uv": VARIANTS["uv"]}
+    runs = {name: [] for name in variants}
     with workdir(args.keep) as tmp:
-        for round_ in range(args.repeat):
-            for name, env in VARIANTS.items():
-                times[name].append(first_build(tmp, f"{name}-{round_}", env))
-    fastest = {name: min(runs, key=lambda timing: timing.wall) for name, runs in times.items()}
-    table("First `./dev.sh build` from a fresh clone, caches empty: wall (of which MkDocs' build)", [
-        *((f"{name}", f"{fastest[name].wall:5.1f} s  ({mkdocs_seconds(fastest[name])})   runs: {walls(times[name])}")
-          for name in VARIANTS),
-        ("pip / uv", f"{fastest['pip'].wall / fastest['uv'].wall:5.2f}x"),
-        ("goal", f"uv <= {GOAL:.0f} s: {'met' if fastest['uv'].wall <= GOAL else 'NOT met'}"),
-    ])
+        for round_ in range(args.repeat):  # the variants alternate, so that load falls on each alike
+            for name, env in variants.items():
+                runs[name].append(first_build(tmp, f"{name}-{round_}", env))
+    for name, done in runs.items():
+        wall = statistics.median(run.wall for run in done)
+        table(f"First `./dev.sh build` from a fresh clone with {name}, caches empty: median of {len(done)} runs", [
+            ("to a built site", median([run.wall for run in done])),
+            *((part, median([run.part(starts, ends) for run in done])) for part, starts, ends in PARTS),
+            ("of the install: bytecode (uv's figure)", median([run.bytecode() for run in done])),
+            ("goal", f"<= {GOAL:.0f} s: {'met' if wall <= GOAL else 'NOT met'}") if name == "uv" else ("", ""),
+        ])
 
 
 if __name__ == "__main__":
