@@ -17,7 +17,6 @@ Run from the repository root:  .venv/bin/python bench/setup.py [--repeat N] [--p
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import subprocess
