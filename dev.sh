@@ -130,7 +130,8 @@ if [ "${1:-}" = lock-requirements ]; then
   done
   echo "$uv_pin" | "$uv" pip compile --quiet --generate-hashes \
     --custom-compile-command "./dev.sh lock-requirements" -o requirements-uv.lock -
-  exit
+  # Then each matrix environment's lock (extra.series.experiments.matrix), which the engine reads from mkdocs.yml
+  # once .venv holds the new set (below).
 fi
 
 # Two locked sets: what the site needs (requirements.lock), and for `test` that and what only the tests need
@@ -175,6 +176,8 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
   echo "dev.sh: installed in $((SECONDS - started)) s" >&2
 fi
 export NO_MKDOCS_2_WARNING=1
+# uv as checked above, for the engine's matrix environments (experiments/matrix.py), which it makes with it.
+if have_uv; then export CODEPROOF_UV="$uv"; fi
 export PATH="$(cd "$venv" && pwd)/bin:$PATH"
 
 command=${1:-}
@@ -206,5 +209,6 @@ case "$command" in
     trap 'rm -rf "$out"' EXIT
     mkdocs build --strict --site-dir "$out" ;;
   update|lock|new|drift|rebase) exec python -m codeproof "$command" "$@" ;;
+  lock-requirements) exec python -m codeproof lock-matrix ;;
   *) sed -n '2,10p' "$0" >&2; exit 2 ;;
 esac

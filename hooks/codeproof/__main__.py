@@ -22,6 +22,8 @@ from codeproof.series.blocks import read_post
 from codeproof.series.config import VERSION_RE, SeriesConfigError, load_site
 from codeproof.drift import (Release, as_json, citation_drifts, drifts_to, failed, output_changes, rebase,
                              release_differs, summary)
+from codeproof.matrix import run_matrix, table as matrix_table
+from codeproof.experiments.matrix import uv_command, write_lock
 from codeproof.engine import Engine, own_scripts
 from codeproof.common.filesystem import recover, shown_path, write_atomically
 from codeproof.common.gitrun import run_git
@@ -50,6 +52,10 @@ def parser() -> argparse.ArgumentParser:
 
     check = command("check", "verify every block and every citation in the posts' words; exit 1 on any problem")
     check.add_argument("--no-cache", action="store_true", help="run every experiment again")
+    command("lock-matrix", "write the hashed lock of each environment of extra.series.experiments.matrix from its "
+            "pins (./dev.sh lock-requirements runs it)")
+    check.add_argument("--matrix", action="store_true", help="run the experiments again in each environment of "
+                       "extra.series.experiments.matrix too, and say where their outputs hold")
     check.add_argument("--references", action="store_true",
                        help="list every code span of the posts' words and what it cites, or why it stays text")
     check.set_defaults(force=False)
@@ -99,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         worded = [parsed for _, parsed, src, _ in pages if model.post_at(src)]  # the posts whose words cite
         if args.command == "lock":
             return lock(series, posts, worded, setup)
+        if args.command == "lock-matrix":
+            return lock_matrix(series)
         if args.command == "new":
             return new(series, args.config, docs, model, args)
         if args.command == "drift":
@@ -108,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         return check(series, posts, repair=args.command == "update", use_cache=not args.no_cache, force=args.force,
-                     known=guard.docs_problems(docs, series.root) + problems, cited=(worded, setup, args.references))
+                     known=guard.docs_problems(docs, series.root) + problems, cited=(worded, setup, args.references),
+                     matrix=args.config.name if getattr(args, "matrix", False) else None)
     except KeyboardInterrupt:
         print("interrupted: the experiments were stopped; every file is whole (posts are only ever replaced "
               "whole)", file=sys.stderr)
@@ -132,29 +141,30 @@ SIMILARITY_FLOOR = 0.5
 
 
 def check(series, posts, repair: bool, use_cache: bool, force: bool = False, known: list[Problem] = (),
-          cited=((), MarkdownSetup(), False)) -> int:
+          cited=((), MarkdownSetup(), False), matrix: str | None = None) -> int:
     """Verify (and with `repair`, update) every block; `known` are problems found before, reported with the rest.
     `cited`: the series' posts, whose words' citations are checked too, the site's Markdown setup, and whether to
-    list each citation."""
+    list each citation. `matrix`: the configuration file's name, to run the experiments in its matrix too."""
     engine = Engine(series, use_cache=use_cache)
     try:
-        return _check(engine, posts, repair, force, list(known), *cited)
+        return _check(engine, posts, repair, force, list(known), *cited, matrix=matrix)
     except KeyboardInterrupt:  # stop the runs now, rather than wait for them
         engine.runner.cancel()
         raise
 
 
 def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Problem], worded=(),
-           setup: MarkdownSetup = MarkdownSetup(), listed: bool = False) -> int:
+           setup: MarkdownSetup = MarkdownSetup(), listed: bool = False, matrix: str | None = None) -> int:
     started = time.monotonic()
     series = engine.series
     engine.start_experiments(posts)
     problems += [p for post in posts for p in post.problems] + engine.runner.published()[1]
     if worded:
         problems += _citations(engine, worded, setup, listed)
-    blocks = 0
+    blocks, built = 0, {}
     for post in posts:
         results = [engine.check(block) for block in post.blocks]
+        built.update((id(result.block), result) for result in results)
         blocks += len(results)
         repairs = [r for r in results if r.repair is not None and (r.problem or r.warning)] if repair else []
         unlike = [r for r in repairs if not force and r.similarity is not None and r.similarity < SIMILARITY_FLOOR]
@@ -172,10 +182,30 @@ def _check(engine: Engine, posts, repair: bool, force: bool, problems: list[Prob
     runs = engine.runner.runs
     print(f"{blocks} blocks in {len(posts)} pages checked in {seconds:.2f} s; "
           f"{runs} experiment{'' if runs == 1 else 's'} run", file=sys.stderr)
+    if matrix is not None:
+        problems += _matrix(engine, posts, built, matrix)
     if problems:
         print(report(problems), file=sys.stderr)
         return 1
     return 0
+
+
+def _matrix(engine: Engine, posts, built, config_name: str) -> list[Problem]:
+    """Run the matrix, print its verdicts, and give what fails the check: an environment that cannot be had, and
+    under `strict` each difference (else printed as warnings)."""
+    started = time.monotonic()
+    verdicts, problems = run_matrix(engine, posts, built, config_name)
+    print(matrix_table(verdicts), end="")
+    differences = [verdict.problem for verdict in verdicts if verdict.problem]
+    environments = len(engine.series.matrix.environments)
+    print(f"matrix: {len(verdicts)} verdicts in {environments} environment{'' if environments == 1 else 's'} in "
+          f"{time.monotonic() - started:.2f} s", file=sys.stderr)
+    if engine.series.matrix.strict:
+        return problems + differences
+    if differences:
+        print("warnings (extra.series.experiments.matrix.strict: true makes them fail):\n" + report(differences),
+              file=sys.stderr)
+    return problems
 
 
 def _citations(engine: Engine, posts, setup: MarkdownSetup, listed: bool) -> list[Problem]:
@@ -377,6 +407,17 @@ def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> in
         print(f"locked {ref} = {sha} (from {provider})")
     lock_file.save()
     return 1 if failures else 0
+
+
+def lock_matrix(series) -> int:
+    """Write each matrix environment's hashed lock from its pins."""
+    uv = uv_command()
+    if uv is None:
+        raise CodeproofError("lock-matrix needs uv", "run it through ./dev.sh lock-requirements")
+    for environment in series.matrix.environments:
+        write_lock(environment, uv)
+        print(f"locked {environment.name} in {environment.lock.relative_to(series.root)}")
+    return 0
 
 
 def _cited_files(series, store, posts, setup: MarkdownSetup) -> set[FileRef]:

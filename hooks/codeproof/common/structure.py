@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from pathlib import Path
 
 from codeproof.common.kinds.base import Kind
 
@@ -202,6 +203,29 @@ class Budgets:
         """The budget `name` as a problem names it: how much, and where it is set."""
         unit = {"trace_kib": " KiB", "figure_mib": " MiB", "run_mib": " MiB"}.get(name, "")
         return f"the budget {name} ({getattr(self, name)}{unit}; extra.series.experiments.budgets.{name} in mkdocs.yml)"
+
+
+@dataclass(frozen=True)
+class MatrixEnvironment:
+    """One environment readers run the experiments in (extra.series.experiments.matrix.environments): a Python
+    version and pinned packages, locked with hashes in the repository."""
+
+    python: str  # a version, "3.12"
+    packages: tuple[str, ...]  # pins, "numpy==1.26.4"
+    lock: Path  # its hashed lock (./dev.sh lock-requirements writes it)
+    line: int = 1  # where mkdocs.yml lists it
+
+    @property
+    def name(self) -> str:
+        return " + ".join([f"Python {self.python}", *(pin.replace("==", " ") for pin in self.packages)])
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """The environments the experiments are run in again (`check --matrix`), and whether a difference fails."""
+
+    environments: tuple[MatrixEnvironment, ...] = ()
+    strict: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,5 +2,5 @@
 supervisor program that contains each run and records what it reads (`supervisor`), in bubblewrap's sandbox or the
 fallback, with a fixed environment (`sandbox`), their good runs kept in a signed cache (`cache`); the comparison
 of recorded and printed output, within a tolerance (`compare`), the experiments folder as readers download it
-(`resources`), the figures a run writes, cleaned for a page (`figures`), and the graph autograd traces in a run
-(`tracing`). It imports `codeproof.common` and `codeproof.series`."""
+(`resources`), the figures a run writes, cleaned for a page (`figures`), the graph autograd traces in a run
+(`tracing`), and the environments readers run them in, made from their locks (`matrix`). It imports `codeproof.common` and `codeproof.series`."""

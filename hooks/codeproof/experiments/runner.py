@@ -36,8 +36,8 @@ from codeproof.experiments import supervisor
 from codeproof.experiments.cache import RunCache, cache_readable, input_digest
 from codeproof.experiments.figures import MATPLOTLIBRC, collect_figures
 from codeproof.experiments.resources import Resource, read_resources
-from codeproof.experiments.sandbox import (NO_SANDBOX_IN_CI, NOBODY, SANDBOX_NOTES, SANDBOXES, bwrap_command,
-                                           bwrap_works, give, run_env)
+from codeproof.experiments.sandbox import (NO_SANDBOX_IN_CI, NOBODY, SANDBOX_NOTES, SANDBOXES, Interpreter,
+                                           bwrap_command, bwrap_works, give, run_env)
 from codeproof.experiments.tracing import TRACE
 from codeproof.common.signing import default_key_file
 from codeproof.common.structure import Budgets, Limits, Problem, RunResult
@@ -101,8 +101,9 @@ def _remove_tree(folder: str | Path) -> None:
 class ExperimentRunner:
     def __init__(self, root: Path, cache_dir: Path, timeout: float, output_cap: int, use_cache: bool = True,
                  sandbox: str | None = None, key_file: Path | None = None, python_path: Path | None = None,
-                 limits: Limits = Limits(), budgets: Budgets = Budgets()):
-        """sandbox: "bwrap" or "subreaper"; None takes bwrap where it works. key_file: the cache's secret."""
+                 limits: Limits = Limits(), budgets: Budgets = Budgets(), interpreter: Interpreter | None = None):
+        """sandbox: "bwrap" or "subreaper"; None takes bwrap where it works. key_file: the cache's secret.
+        interpreter: another than the build's to run the scripts with (a matrix environment)."""
         if sandbox not in (None, *SANDBOXES):
             raise ValueError(f"sandbox must be one of {SANDBOXES}, not {sandbox!r}")
         self.root = root
@@ -111,11 +112,12 @@ class ExperimentRunner:
         self.limits, self.budgets = limits, budgets
         # Caches are conveniences: CI trusts none (see cache).
         # A run against another package tree is no evidence for the build: it neither reads nor fills the cache.
-        self.use_cache = use_cache and python_path is None and cache_readable()
+        self.use_cache = use_cache and python_path is None and interpreter is None and cache_readable()
         self._sandbox = sandbox
         self.key_file = key_file or default_key_file()
         self.python_path = python_path
-        self.versions = toolchain_versions()
+        self.python, self.readable = (interpreter.executable, interpreter.roots) if interpreter else (sys.executable, ())
+        self.versions = dict(interpreter.versions) if interpreter else toolchain_versions()
         self._cache = RunCache(cache_dir / "experiments", self.key_file, self.versions, limits, budgets)
         _remove_stale_runs()  # whether or not this build runs a script (its runs may all be cached)
         self.runs = 0  # scripts actually run by this runner (cache hits do not count)
@@ -307,10 +309,10 @@ class ExperimentRunner:
         cwd = run_dir / "resources"
         calls = [graph_call(call) for call in self._calls.get(script, ())]
         lifeline, asking_end = os.pipe()  # see Supervised
-        argv = [sys.executable, "-B", "-c", SUPERVISOR, str(record), str(lifeline), str(cwd), script,
+        argv = [self.python, "-B", "-c", SUPERVISOR, str(record), str(lifeline), str(cwd), script,
                 *(str(getattr(self.limits, name)) for name in LIMIT_NAMES), "0", json.dumps(calls), TRACE]
         if self.sandbox == "bwrap":
-            readable = (self.python_path,) if self.python_path else ()
+            readable = (*((self.python_path,) if self.python_path else ()), *map(Path, self.readable))
             argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,), readable=readable) + argv
             if os.geteuid() == 0:  # the supervisor becomes NOBODY (see bwrap_command); the script writes here
                 give(run_dir, NOBODY)
@@ -318,7 +320,7 @@ class ExperimentRunner:
         started = time.monotonic()
         try:
             process = subprocess.Popen(
-                argv, cwd=cwd, env=run_env(run_dir, self.python_path), stdin=subprocess.DEVNULL,
+                argv, cwd=cwd, env=run_env(run_dir, self.python_path, self.python), stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, pass_fds=(record, lifeline),
             )
         except BaseException:

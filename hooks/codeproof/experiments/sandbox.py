@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -68,6 +69,16 @@ NOBODY = 65534  # the user a root build's sandbox runs scripts as (see bwrap_com
 # repository, no /run or /var (no socket of ssh-agent, D-Bus or Docker), no other file of /etc.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache", "/etc/ld.so.conf",
                 "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime")
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """Another interpreter than the build's to run the scripts with (a matrix environment, experiments/matrix.py):
+    its executable, the folders the sandbox must show it (read-only) and the versions it reports."""
+
+    executable: str
+    roots: tuple[str, ...]
+    versions: dict[str, str] = field(hash=False, compare=False, default_factory=dict)
 
 
 def interpreter_paths() -> tuple[str, ...]:
@@ -130,7 +141,7 @@ def give(run_dir: Path, user: int) -> None:
             os.chown(name, user, user, follow_symlinks=False)
 
 
-def run_env(run_dir: Path, python_path: Path | None = None) -> dict[str, str]:
+def run_env(run_dir: Path, python_path: Path | None = None, python: str = sys.executable) -> dict[str, str]:
     """The whole environment of a run: nothing is inherited from the build's. `python_path` puts a package
     tree before the installed ones (drift --run: autograd at another commit). The run's figures go to its own
     `figures/`; matplotlib keeps its settings (figures.MATPLOTLIBRC) and font list in the run's private temp."""
@@ -139,7 +150,7 @@ def run_env(run_dir: Path, python_path: Path | None = None) -> dict[str, str]:
         "MPLCONFIGDIR": str(run_dir / "tmp" / "matplotlib"),
         **FIXED_ENV,
         **({"PYTHONPATH": str(python_path)} if python_path else {}),
-        "PATH": f"{Path(sys.executable).parent}:{SYSTEM_PATH}",
+        "PATH": f"{Path(python).parent}:{SYSTEM_PATH}",
         "HOME": str(run_dir / "home"),
         "TMPDIR": str(run_dir / "tmp"),
         "PWD": str(run_dir / "resources"),  # the working directory (bwrap sets it; so does this, for both)

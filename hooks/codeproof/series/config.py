@@ -21,7 +21,7 @@ from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import journal_file
 from codeproof.common.markers import plain_text
 from codeproof.common.schema import REQUIRED, Finding, ListOf, Section, Value, dotted, validate
-from codeproof.common.structure import Block, Budgets, FileRef, Limits, Problem, report
+from codeproof.common.structure import Block, Budgets, FileRef, Limits, Matrix, MatrixEnvironment, Problem, report
 from codeproof.common.usercache import repository_cache
 from codeproof.series.spans import MarkdownSetup
 
@@ -30,6 +30,7 @@ REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 VERSION_RE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+!_-]*$")
 PIN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[0-9A-Za-z][0-9A-Za-z.+!_-]*$")
+PYTHON_RE = re.compile(r"^3\.[0-9]{1,2}$")
 MAX_TIMEOUT = 3600  # seconds an experiment may run
 MAX_NUMBER = 9999  # posts are numbered 第一篇 to 第九千九百九十九篇
 
@@ -113,6 +114,16 @@ SERIES_SCHEMA = Section({
         }),
         "budgets": Section({name: _number(int, 0, 1 << 30, "a positive whole number", getattr(Budgets, name))
                             for name in Budgets.__dataclass_fields__}),
+        # Where readers run the experiments too (experiments/matrix.py): each a Python version and pinned packages,
+        # locked with hashes at `lock` (./dev.sh lock-requirements); `strict` makes a difference fail the build.
+        "matrix": Section({
+            "strict": Value(bool, "true or false", default=False),
+            "environments": ListOf(Section({
+                "python": _text(PYTHON_RE.match, "a Python version such as 3.12"),
+                "packages": ListOf(_text(PIN_RE.match, "a pinned requirement, such as numpy==1.26.4")),
+                "lock": _repository_path("the environment's lock", REQUIRED),
+            })),
+        }),
     }),
     # Publish the quoted package's files, cross-referenced (source/).
     "source_pages": Value(bool, "true or false", default=True),
@@ -155,6 +166,7 @@ class Series:
     limits: Limits = Limits()
     budgets: Budgets = Budgets()
     source_page_max_lines: int = 20_000
+    matrix: Matrix = Matrix()
 
 
 class SeriesConfigError(CodeproofError):
@@ -196,6 +208,10 @@ def series_from_extra(extra_series: object, config_file: Path, text: str | None 
         output_cap=values["experiments"]["output_cap"],
         limits=Limits(**values["experiments"]["limits"]),
         budgets=Budgets(**values["experiments"]["budgets"]),
+        matrix=Matrix(tuple(MatrixEnvironment(item["python"], tuple(item["packages"]), root / item["lock"],
+                                              _line(lines, ("extra", "series", "experiments", "matrix", "environments", i)))
+                            for i, item in enumerate(values["experiments"]["matrix"]["environments"])),
+                      values["experiments"]["matrix"]["strict"]),
         source_pages=values["source_pages"],
         source_page_max_lines=values["source_page_max_lines"],
     )

@@ -1,0 +1,180 @@
+"""The matrix (extra.series.experiments.matrix): experiments run again in other environments, each made from its
+hashed lock with uv, and each [OUTPUT] given a verdict there. One small extra environment, Python 3.12 with
+numpy 1.26.4 and autograd 1.9.1 (tests/matrix/), is made once for the whole run."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import textwrap
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from codeproof.engine import Engine
+from codeproof.experiments.matrix import MatrixError, make, pins_held, uv_command
+from codeproof.experiments.runner import ExperimentRunner
+from codeproof.matrix import DIFFERS, FAILS, SAME, run_matrix
+from codeproof.series.blocks import parse_post
+from codeproof.series.config import SeriesConfigError, series_from_extra
+from conftest import ROOT, once_per_run
+
+LOCK = ROOT / "tests" / "matrix" / "python3.12-numpy1.26.lock"
+PINS = ["numpy==1.26.4", "autograd==1.9.1"]
+BASELINE = {"repo": "HIPS/autograd", "commit": "0" * 40, "version": metadata.version("autograd"),
+            "sdist": "autograd==1.9.1", "sdist_sha256": "7818c5c69ddf9efb7da74097bd741a4c7920133f41966f68537223a15ef798bc"}
+# Three scripts: one prints the same everywhere, one prints numpy's scalar as numpy 2 does (numpy 1.26 prints 1.0),
+# one fails on Python 3.12 only. Their outputs are recorded as the build's environment (Python 3.11, numpy 2) prints.
+SCRIPTS = {"experiments/same.py": ("print(sum(range(4)))\n", "6"),
+           "experiments/scalar.py": ("import numpy as np\nprint(repr(np.float64(1.0)))\n", "np.float64(1.0)"),
+           "experiments/older.py": ("import sys\nassert sys.version_info < (3, 12), 'needs 3.11'\nprint('ok')\n", "ok")}
+
+
+def series_with_matrix(root: Path, strict: bool = False, lock: Path = LOCK):
+    (root / "experiments").mkdir(parents=True, exist_ok=True)
+    shutil.copy(lock, root / "env.lock")
+    return series_from_extra({"name": "Test series", "baseline": BASELINE, "experiments": {"matrix": {
+        "strict": strict, "environments": [{"python": "3.12", "packages": PINS, "lock": "env.lock"}]}}},
+        root / "mkdocs.yml")
+
+
+@pytest.fixture(scope="session")
+def environments(tmp_path_factory) -> Path:
+    """A user cache holding the test environment, made once for the run."""
+    assert uv_command(), "the matrix needs uv: run the tests through ./dev.sh test, which provides it"
+    return once_per_run(tmp_path_factory, "matrix-environments",
+                        lambda folder: make(series_with_matrix(folder / "root").matrix.environments[0], folder))
+
+
+def post_of(script: str, recorded: str) -> str:
+    return f"# A post\n\nProse.\n\n[OUTPUT]\nFile: {script}\n\n```text\n{recorded}\n```\n"
+
+
+def verdicts(root: Path, environments: Path, strict: bool = False):
+    series = dataclasses.replace(series_with_matrix(root, strict), cache_dir=environments)
+    posts = []
+    for i, (script, (text, recorded)) in enumerate(SCRIPTS.items()):
+        (root / script).write_text(text, encoding="utf-8")
+        posts.append(parse_post(f"docs/posts/p{i}.md", post_of(script, recorded)))
+    runner = ExperimentRunner(root, root / ".state", 60, 1 << 20, use_cache=False, key_file=root / ".state" / "key")
+    engine = Engine(series, runner=runner)
+    engine.start_experiments(posts)
+    built = {id(block): engine.check(block) for post in posts for block in post.blocks}
+    runner.finish()
+    assert all(checked.problem is None for checked in built.values())  # the build's own environment agrees
+    return run_matrix(engine, posts, built, "mkdocs.yml")
+
+
+def test_an_environment_is_configured_by_its_python_its_pins_and_its_lock(tmp_path):
+    (environment,) = series_with_matrix(tmp_path).matrix.environments
+    assert (environment.python, environment.packages, environment.lock, environment.name) == (
+        "3.12", tuple(PINS), tmp_path / "env.lock", "Python 3.12 + numpy 1.26.4 + autograd 1.9.1")
+
+
+def test_a_python_that_is_no_version_fails_at_its_line(tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("extra:\n  series:\n    experiments:\n      matrix:\n        environments:\n"
+                                         "          - python: three\n")
+    with pytest.raises(SeriesConfigError) as raised:
+        series_from_extra({"name": "T", "baseline": BASELINE, "experiments": {"matrix": {"environments": [
+            {"python": "three", "packages": PINS, "lock": "env.lock"}]}}}, tmp_path / "mkdocs.yml")
+    (problem,) = [p for p in raised.value.problems if "python" in p.message]
+    assert (problem.line, problem.message) == (6, "extra.series.experiments.matrix.environments[0].python: 'three' is "
+                                                  "not a Python version such as 3.12")
+
+
+def test_a_lock_that_does_not_hold_a_pin_is_refused_before_anything_is_made(tmp_path):
+    root = tmp_path / "root"
+    (environment,) = series_with_matrix(root).matrix.environments
+    (root / "env.lock").write_text(LOCK.read_text().replace("numpy==1.26.4", "numpy==1.26.3"))
+    assert pins_held(environment) == "its lock env.lock does not hold numpy==1.26.4"
+    with pytest.raises(MatrixError) as raised:
+        make(environment, tmp_path / "cache")
+    assert str(raised.value) == ("matrix environment Python 3.12 + numpy 1.26.4 + autograd 1.9.1: its lock env.lock "
+                                 "does not hold numpy==1.26.4")
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.slow  # makes an environment (uv: PyPI or its cache)
+def test_a_lock_whose_hash_was_changed_fails_to_make_its_environment(tmp_path):
+    root = tmp_path / "root"
+    (environment,) = series_with_matrix(root).matrix.environments
+    text = LOCK.read_text()
+    (root / "env.lock").write_text(text.replace("--hash=sha256:7818c5c6", "--hash=sha256:00000000")
+                                   .replace("--hash=sha256:b788bae3", "--hash=sha256:00000000"))
+    with pytest.raises(MatrixError) as raised:
+        make(environment, tmp_path / "cache")
+    assert str(raised.value).startswith("matrix environment Python 3.12 + numpy 1.26.4 + autograd 1.9.1: uv could "
+                                        "not make it: ")
+    assert "changed by hand" in raised.value.hint
+
+
+@pytest.mark.slow  # makes an environment (uv: PyPI or its cache)
+def test_the_environment_is_made_once_and_runs_its_own_python_and_numpy(environments, tmp_path):
+    (environment,) = series_with_matrix(tmp_path).matrix.environments
+    interpreter = make(environment, environments)  # made already: found, not made again
+    assert (interpreter.versions["python"].rsplit(".", 1)[0], interpreter.versions["numpy"]) == ("3.12", "1.26.4")
+    assert str(environments) in interpreter.executable and not interpreter.executable.startswith(str(ROOT))
+
+
+@pytest.mark.slow  # makes an environment (uv: PyPI or its cache)
+def test_each_output_gets_its_verdict_in_each_environment_at_its_line(environments, tmp_path):
+    found, problems = verdicts(tmp_path / "site", environments)
+    assert problems == []
+    assert [(v.block.fields["File"], v.said, v.environment.startswith("Python 3.12.") and v.environment.endswith(
+        " + numpy 1.26.4")) for v in found] == [("experiments/same.py", SAME, True), ("experiments/scalar.py", DIFFERS, True),
+                                                ("experiments/older.py", FAILS, True)]
+    same, scalar, older = found
+    assert same.problem is None
+    assert (scalar.problem.post, scalar.problem.line) == ("docs/posts/p1.md", 5)
+    assert scalar.problem.message == (f"OUTPUT experiments/scalar.py: differs in {scalar.environment}: output "
+                                      "differs from the recorded output")
+    assert "+1.0" in scalar.problem.detail and "-np.float64(1.0)" in scalar.problem.detail
+    assert older.problem.message.startswith(f"OUTPUT experiments/older.py: fails in {older.environment}: ")
+    assert "AssertionError: needs 3.11" in older.problem.message + (older.problem.detail or "")
+
+
+def test_a_missing_interpreter_is_a_problem_at_the_environments_line(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    series = series_with_matrix(root)
+    environment = dataclasses.replace(series.matrix.environments[0], python="3.99")
+    series = dataclasses.replace(series, matrix=dataclasses.replace(series.matrix, environments=(environment,)))
+    engine = Engine(series, runner=ExperimentRunner(root, root / ".state", 60, 1 << 20, key_file=root / "key"))
+    found, problems = run_matrix(engine, [], {}, "mkdocs.yml")
+    engine.runner.finish()
+    assert found == [] and [(p.post, p.message) for p in problems] == [
+        ("mkdocs.yml", "matrix environment Python 3.99 + numpy 1.26.4 + autograd 1.9.1: no Python 3.99 on this machine")]
+    assert problems[0].hint.startswith("install Python 3.99")
+
+
+@pytest.mark.slow  # makes an environment (uv: PyPI or its cache)
+def test_check_matrix_prints_the_verdicts_and_fails_only_when_strict(environments, tmp_path, monkeypatch, capsys):
+    from codeproof.__main__ import main
+
+    for strict in (False, True):
+        root = tmp_path / f"site-{strict}"
+        series_with_matrix(root, strict)
+        (root / "docs" / "posts").mkdir(parents=True)
+        (root / "mkdocs.yml").write_text(textwrap.dedent(f"""\
+            site_name: T
+            extra:
+              series:
+                name: T
+                baseline: {{repo: HIPS/autograd, commit: "{'0' * 40}", version: "{BASELINE['version']}"}}
+                experiments:
+                  matrix:
+                    strict: {str(strict).lower()}
+                    environments:
+                      - {{python: "3.12", packages: [numpy==1.26.4, autograd==1.9.1], lock: env.lock}}
+            """))
+        script, (text, recorded) = "experiments/scalar.py", SCRIPTS["experiments/scalar.py"]
+        (root / script).write_text(text)
+        (root / "docs" / "posts" / "p.md").write_text("---\ntitle: T\nseries: 1\ndate: 2026-01-01\n---\n" + post_of(script, recorded))
+        monkeypatch.setattr("codeproof.matrix.make", lambda environment, cache_dir: make(environment, environments))
+        status = main(["check", "--matrix", "--config", str(root / "mkdocs.yml")])
+        out, err = capsys.readouterr()
+        assert out.startswith("docs/posts/p.md:10: OUTPUT experiments/scalar.py: Python 3.12."), out
+        assert out.rstrip().endswith(" + numpy 1.26.4: differs")
+        assert status == (1 if strict else 0), err
+        assert "docs/posts/p.md:10: OUTPUT experiments/scalar.py: differs in Python 3.12." in err
+        assert ("strict: true makes them fail" in err) == (not strict)
