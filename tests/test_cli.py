@@ -42,6 +42,11 @@ def test_lock_records_the_blob_of_every_quoted_file_through_git(upstream):
     assert len(sha) == 40
 
 
+def test_lock_with_nothing_new_to_record_says_so(upstream, capsys):
+    code, out, _ = run(upstream, "lock", capsys)
+    assert (code, out) == (0, "nothing to lock: every file the posts quote and cite (1) is in sources.lock.json already\n")
+
+
 def test_check_passes_on_verbatim_quotes(upstream, capsys):
     code, _, err = run(upstream, "check", capsys)
     assert code == 0, err

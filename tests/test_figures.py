@@ -163,8 +163,8 @@ def test_text_a_phone_shows_under_9_px_is_a_warning_at_the_figures_line_saying_w
     assert (checked.warning.line, checked.warning.message, checked.warning.hint) == (
         5, "FIGURE experiments/draw.py: f.svg's text '横轴 x' is 7.0 px high on a phone, under 9 px (the figure is "
            "shown 312 px wide there)",
-        "draw the figure at most 4.3 in wide (it is 5.6 in as saved), or that text at least 12 pt (it is 9 pt): the "
-        "guide's sizing rule")
+        "draw the figure at most 4.3 in wide (it is saved 5.6 in wide, cropped to what it draws), or that text at "
+        "least 12 pt (it is 9 pt): the guide's sizing rule")
 
 
 @pytest.mark.parametrize("width, style, group, phone_px", [

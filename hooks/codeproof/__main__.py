@@ -392,7 +392,7 @@ def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> in
     if worded:
         refs |= _cited_files(series, store, worded, setup)
     refs = sorted(refs)
-    failures = 0
+    failures = locked = 0
     for ref in refs:
         if lock_file.expected(ref):
             continue
@@ -405,6 +405,9 @@ def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> in
         sha = git_blob_sha1(data)
         lock_file.record(ref, sha)
         print(f"locked {ref} = {sha} (from {provider})")
+        locked += 1
+    if not locked and not failures:
+        print(f"nothing to lock: every file the posts quote and cite ({len(refs)}) is in {lock_file.path.name} already")
     lock_file.save()
     return 1 if failures else 0
 

@@ -272,8 +272,8 @@ class Engine:
                        f"FIGURE {block.fields['File']}: {block.fields['Figure']}'s text {_shown(small.text)[:40]!r} is "
                        f"{small.phone_px:.1f} px high on a phone, under {MIN_PHONE_TEXT_PX} px (the figure is shown "
                        f"{PHONE_FIGURE_PX} px wide there)",
-                       hint=f"draw the figure at most {small.widest() / 72:.1f} in wide (it is "
-                            f"{small.figure_width / 72:.1f} in as saved), or that text at least "
+                       hint=f"draw the figure at most {small.widest() / 72:.1f} in wide (it is saved "
+                            f"{small.figure_width / 72:.1f} in wide, cropped to what it draws), or that text at least "
                             f"{math.ceil(small.least_size())} pt (it is {small.font_size:g} pt): the guide's sizing rule")
 
     def _traced(self, block: Block, run: RunResult) -> tuple[str, TracedGraph] | Checked:

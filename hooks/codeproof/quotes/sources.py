@@ -98,7 +98,7 @@ class SourceStore:
     def _load(self, ref: FileRef) -> bytes:
         expected = self.lock.expected(ref)
         if expected is None:
-            for provider in self.providers:  # a file that is not upstream needs no lock entry but a new File line
+            for provider in self._archives_first():  # a file not upstream needs no lock entry but a new File line
                 paths = provider.paths(ref.repo, ref.commit)
                 if paths is not None and ref.path not in paths:
                     raise not_there(ref, provider.where(ref), paths)

@@ -38,7 +38,9 @@ def _graph(value: str) -> tuple[str, str] | None:
     if graph_call(value) is not None:
         return None
     return (f"Graph {value!r} is not a call of a function of the script on one argument",
-            "write the function's name and the input it is traced at, e.g. `Graph: f(onp.array([0.5, 1.5]))`")
+            "write the function's name and the input it is traced at, e.g. `Graph: f(onp.array([0.5, 1.5]))`; to "
+            "trace a function of two inputs, define one of one input in the script (`def f_of_x(x): return f(x, Y)`) "
+            "and write `Graph: f_of_x(X)`")
 
 
 def _digest(value: str) -> tuple[str, str] | None:
