@@ -13,11 +13,13 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from codeproof.common.markers import titles_a_card
 from codeproof.common.kinds.registry import BlockKind
 from codeproof.engine import Engine
-from codeproof.experiments.figures import MATPLOTLIBRC, clean_svg, contrast, shown_svg_problems, BACKGROUNDS
+from codeproof.experiments.figures import MATPLOTLIBRC, PHONE_FIGURE_PX, clean_svg, contrast, shown_svg_problems, BACKGROUNDS
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.tracing import read_graph
 from codeproof.series.blocks import parse_post
@@ -178,6 +180,22 @@ def test_text_a_phone_shows_under_9_px_is_a_warning_at_the_figures_line_saying_w
 def test_a_figures_smallest_text_is_measured_as_a_phone_shows_it(width, style, group, phone_px):
     small = clean_svg(wide_svg(width, style, group), "f-", "alt").small_text
     assert (round(small.phone_px, 1) if small else None) == phone_px
+
+
+@given(width=st.floats(20, 2000), size=st.floats(1, 40), scale=st.sampled_from([None, 0.5, 2.0]))
+def test_the_smallest_text_is_reported_exactly_when_a_phone_shows_it_under_9_px(width, size, scale):
+    """Shown at its own width in pixels (points times 4/3) or the phone's 312 px, whichever is smaller; the width it
+    says to draw at shows that text at 9 px."""
+    width, size = round(width, 2), round(size, 2)
+    clean = clean_svg(wide_svg(width, f"font-size: {size}px", f"scale({scale})" if scale else ""), "f-", "alt")
+    assume(not clean.problems)  # text too small for any screen is refused outright (test_text_a_reader_cannot_see…)
+    shown = size * (scale or 1) * min(PHONE_FIGURE_PX, width * 4 / 3) / width
+    assume(abs(shown - 9) > 1e-3)  # the figure's width in pixels is written to 6 digits
+    assert (clean.small_text is not None) == (shown < 9)
+    if clean.small_text:
+        small = clean.small_text
+        assert small.phone_px == pytest.approx(shown, rel=1e-4)
+        assert small.font_size * PHONE_FIGURE_PX / small.widest() == pytest.approx(9)
 
 
 def test_a_figure_that_is_a_link_is_refused(engine, root):

@@ -178,3 +178,13 @@ def test_check_matrix_prints_the_verdicts_and_fails_only_when_strict(environment
         assert status == (1 if strict else 0), err
         assert "docs/posts/p.md:10: OUTPUT experiments/scalar.py: differs in Python 3.12." in err
         assert ("strict: true makes them fail" in err) == (not strict)
+
+
+def test_each_environment_of_the_series_has_a_lock_that_holds_its_pins():
+    """As requirements.lock is held to requirements.txt: a pin changed without ./dev.sh lock-requirements fails."""
+    from codeproof.series.config import load_series
+
+    environments = load_series(ROOT / "mkdocs.yml").matrix.environments
+    assert environments, "the series' matrix lists no environment"
+    assert {environment.name: pins_held(environment) for environment in environments} == \
+        {environment.name: None for environment in environments}
