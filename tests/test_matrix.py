@@ -95,6 +95,16 @@ def test_a_lock_that_does_not_hold_a_pin_is_refused_before_anything_is_made(tmp_
     assert not (tmp_path / "cache").exists()
 
 
+@pytest.mark.parametrize("line", ["--extra-index-url https://example.org/simple", "-e git+https://example.org/x.git",
+                                  "--find-links /tmp", "evil @ https://example.org/evil.tar.gz"])
+def test_a_lock_holding_anything_but_pins_hashes_and_comments_is_refused_before_uv_reads_it(tmp_path, line):
+    root = tmp_path / "root"
+    (environment,) = series_with_matrix(root).matrix.environments
+    (root / "env.lock").write_text(LOCK.read_text() + line + "\n")
+    number = len(LOCK.read_text().splitlines()) + 1
+    assert pins_held(environment) == f"its lock env.lock holds at line {number} what is no pin, hash or comment: {line!r}"
+
+
 @pytest.mark.slow  # makes an environment (uv: PyPI or its cache)
 def test_a_lock_whose_hash_was_changed_fails_to_make_its_environment(tmp_path):
     root = tmp_path / "root"

@@ -39,11 +39,21 @@ class MatrixError(CodeproofError):
     """An environment cannot be had here: its interpreter is missing, its lock disagrees with its pins, uv failed."""
 
 
+# What a lock may hold: pins, each with its hashes, and comments. Nothing else: an option line (an index, a link
+# to find files at, an editable source) would have uv fetch, or build and so run, what the lock does not pin.
+LOCK_LINE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[0-9A-Za-z.+!_-]+ \\|\s+--hash=sha256:[0-9a-f]{64}( \\)?|\s*(#.*)?")
+
+
 def pins_held(environment: MatrixEnvironment) -> str | None:
-    """Why the environment's lock does not hold its pins (it was not renewed after a pin changed), or None."""
-    if not environment.lock.is_file():
-        return f"its lock {environment.lock.name} is missing"
-    locked = {_name(name): version for name, version in PIN_RE.findall(environment.lock.read_text("utf-8"))}
+    """Why the environment's lock does not hold its pins (it was not renewed after a pin changed), or holds
+    something else than pins with their hashes; None when it holds its pins and nothing else."""
+    if not environment.lock.is_file() or environment.lock.is_symlink():
+        return f"its lock {environment.lock.name} is missing or a link"
+    text = environment.lock.read_text("utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), 1):
+        if not LOCK_LINE_RE.fullmatch(line):
+            return f"its lock {environment.lock.name} holds at line {number} what is no pin, hash or comment: {line[:80]!r}"
+    locked = {_name(name): version for name, version in PIN_RE.findall(text)}
     for pin in environment.packages:
         name, _, version = pin.partition("==")
         if locked.get(_name(name)) != version:
@@ -70,7 +80,8 @@ def find_python(version: str, uv: str | None) -> str | None:
             return path
     if uv:
         asked = subprocess.run([uv, "python", "find", "--no-python-downloads", version], capture_output=True, text=True,
-                               env={**os.environ, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"})
+                               env={**os.environ, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"},
+                               cwd="/")  # not the repository's folder, where uv would take a .venv of its own
         if asked.returncode == 0 and _says_version(asked.stdout.strip()) == version:
             return asked.stdout.strip()
     return None
@@ -97,14 +108,14 @@ def make(environment: MatrixEnvironment, cache_dir: Path) -> Interpreter:
     if held:
         raise MatrixError(f"matrix environment {environment.name}: {held}", LOCK_HINT)
     uv = uv_command()
-    if uv is None:
-        raise MatrixError(f"matrix environment {environment.name}: uv is needed to make it",
-                          "run it through ./dev.sh, which keeps uv in the user's cache")
     python = find_python(environment.python, uv)
     if python is None:
         raise MatrixError(f"matrix environment {environment.name}: no Python {environment.python} on this machine",
                           f"install Python {environment.python} (pyenv install {environment.python}, or the system's "
                           f"python{environment.python}); none is downloaded")
+    if uv is None:
+        raise MatrixError(f"matrix environment {environment.name}: uv is needed to make it",
+                          "run it through ./dev.sh, which keeps uv in the user's cache")
     lock = environment.lock.read_bytes()
     key = hashlib.sha256(lock + b"\0" + os.path.realpath(python).encode()).hexdigest()
     folder = cache_dir / "matrix" / key[:24]
@@ -114,7 +125,7 @@ def make(environment: MatrixEnvironment, cache_dir: Path) -> Interpreter:
         env = {**os.environ, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
         for argv in ([uv, "venv", "--quiet", "--python", python, str(folder)],
                      [uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python"), "--require-hashes",
-                      "--compile-bytecode", "-r", str(environment.lock)]):
+                      "--no-build", "--compile-bytecode", "-r", str(environment.lock)]):  # wheels only: nothing built
             done = subprocess.run(argv, capture_output=True, text=True, env=env)
             if done.returncode != 0:
                 said = (done.stderr.strip().splitlines() or ["no message"])
