@@ -15,7 +15,7 @@ import pytest
 from codeproof.engine import Engine
 from codeproof.experiments.matrix import MatrixError, make, pins_held, uv_command
 from codeproof.experiments.runner import ExperimentRunner
-from codeproof.matrix import DIFFERS, FAILS, SAME, run_matrix
+from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, run_matrix
 from codeproof.series.blocks import parse_post
 from codeproof.series.config import SeriesConfigError, series_from_extra
 from conftest import ROOT, once_per_run
@@ -51,12 +51,15 @@ def post_of(script: str, recorded: str) -> str:
     return f"# A post\n\nProse.\n\n[OUTPUT]\nFile: {script}\n\n```text\n{recorded}\n```\n"
 
 
-def verdicts(root: Path, environments: Path, strict: bool = False):
-    series = dataclasses.replace(series_with_matrix(root, strict), cache_dir=environments)
-    posts = []
-    for i, (script, (text, recorded)) in enumerate(SCRIPTS.items()):
+def verdicts(root: Path, environments: Path, scripts: dict[str, str] | None = None, bodies: list[str] | None = None):
+    """The matrix's verdicts on posts of `bodies` (by default, an [OUTPUT] of each of SCRIPTS) quoting `scripts`."""
+    series = dataclasses.replace(series_with_matrix(root), cache_dir=environments)
+    if scripts is None:
+        scripts = {script: text for script, (text, _) in SCRIPTS.items()}
+        bodies = [post_of(script, recorded) for script, (_, recorded) in SCRIPTS.items()]
+    for script, text in scripts.items():
         (root / script).write_text(text, encoding="utf-8")
-        posts.append(parse_post(f"docs/posts/p{i}.md", post_of(script, recorded)))
+    posts = [parse_post(f"docs/posts/p{i}.md", body) for i, body in enumerate(bodies)]
     runner = ExperimentRunner(root, root / ".state", 60, 1 << 20, use_cache=False, key_file=root / ".state" / "key")
     engine = Engine(series, runner=runner)
     engine.start_experiments(posts)
@@ -142,6 +145,26 @@ def test_each_output_gets_its_verdict_in_each_environment_at_its_line(environmen
     assert "+1.0" in scalar.problem.detail and "-np.float64(1.0)" in scalar.problem.detail
     assert older.problem.message.startswith(f"OUTPUT experiments/older.py: fails in {older.environment}: ")
     assert "AssertionError: needs 3.11" in older.problem.message + (older.problem.detail or "")
+
+
+SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="100pt" height="50pt" viewBox="0 0 100 50">'
+       '<text x="1" y="20">{}</text></svg>')
+DRAW = ("import os\nimport numpy as np\nopen(os.path.join(os.environ['CODEPROOF_FIGURES'], 'f.svg'), 'w')"
+        ".write({!r}.format({}))\n")
+
+
+@pytest.mark.slow  # runs in the environment made for the run
+def test_a_figure_is_compared_with_the_builds_and_a_number_within_its_tolerance_is_said_so(environments, tmp_path):
+    scripts = {"experiments/near.py": "print(1.0000001)\n",
+               "experiments/fixed.py": DRAW.format(SVG, "'a line'"),
+               "experiments/versioned.py": DRAW.format(SVG, "'numpy ' + np.__version__.split('.')[0]")}
+    bodies = ["# A\n\nProse.\n\n[OUTPUT]\nFile: experiments/near.py\nTolerance: 1e-3\n\n```text\n1.0\n```\n",
+              *(f"# A\n\nProse.\n\n[FIGURE]\nFile: experiments/{name}.py\nFigure: f.svg\nAlt: a\n" for name in ("fixed", "versioned"))]
+    found, problems = verdicts(tmp_path / "site", environments, scripts, bodies)
+    assert problems == [] and [(v.block.fields["File"], v.said) for v in found] == [
+        ("experiments/near.py", WITHIN), ("experiments/fixed.py", SAME), ("experiments/versioned.py", DIFFERS)]
+    assert found[2].problem.message == (f"FIGURE experiments/versioned.py: differs in {found[2].environment}: it draws "
+                                        "another figure than the build's run")
 
 
 def test_a_missing_interpreter_is_a_problem_at_the_environments_line(tmp_path, monkeypatch):
