@@ -221,3 +221,29 @@ def test_each_environment_of_the_series_has_a_lock_that_holds_its_pins():
     assert environments, "the series' matrix lists no environment"
     assert {environment.name: pins_held(environment) for environment in environments} == \
         {environment.name: None for environment in environments}
+
+
+@pytest.mark.real_site
+@pytest.mark.slow  # makes the series' environments (uv: PyPI or its cache)
+def test_every_experiment_of_the_series_gets_a_verdict_in_every_environment_of_its_matrix(tmp_path):
+    """CI runs the series' matrix: its interpreters must be on the machine (a missing one fails here, named, never
+    skipped); every [OUTPUT] and [FIGURE] of the posts gets a verdict in every environment; under strict, none
+    differs."""
+    from codeproof.common.filesystem import shown_path
+    from codeproof.series.blocks import read_post
+    from codeproof.series.config import load_series
+
+    series = load_series(ROOT / "mkdocs.yml")
+    posts = [read_post(path, shown_path(path, ROOT))[0] for path in sorted((ROOT / "docs" / "posts").glob("*.md"))]
+    runner = ExperimentRunner(ROOT, tmp_path / "state", series.experiment_timeout, series.output_cap, use_cache=False,
+                              key_file=tmp_path / "key", limits=series.limits, budgets=series.budgets)
+    engine = Engine(series, runner=runner)
+    engine.start_experiments(posts)
+    built = {id(block): engine.check(block) for post in posts for block in post.blocks if block.kind.runs}
+    runner.finish()
+    assert [checked.problem for checked in built.values() if checked.problem] == []
+    found, problems = run_matrix(engine, posts, built, "mkdocs.yml")
+    assert problems == []
+    assert len(found) == len(built) * len(series.matrix.environments) > 0
+    if series.matrix.strict:
+        assert [verdict.problem for verdict in found if verdict.problem] == []
