@@ -151,7 +151,7 @@ def write_lock(environment: MatrixEnvironment, uv: str) -> None:
         pins = Path(tmp) / "pins.in"
         pins.write_text("".join(pin + "\n" for pin in environment.packages), encoding="utf-8")
         done = subprocess.run([uv, "pip", "compile", "--quiet", "--python-version", environment.python,
-                               "--generate-hashes", "--custom-compile-command", "./dev.sh lock-requirements",
+                               "--generate-hashes", "--no-annotate", "--custom-compile-command", "./dev.sh lock-requirements",
                                str(pins), "-o", str(environment.lock)], capture_output=True, text=True,
                               env={**os.environ, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"})
     if done.returncode != 0:
