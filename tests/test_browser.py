@@ -48,9 +48,8 @@ def base_url(built):
 class Visit:
     """A page load that records every request, failed request and console error."""
 
-    def __init__(self, browser, url, **context):
-        self.context = browser.new_context(**context)
-        self.page = self.context.new_page()
+    def __init__(self, context, url):
+        self.page = context.new_page()
         self.requests, self.failed, self.errors = [], [], []
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.on("requestfailed", lambda r: self.failed.append(r.url))
@@ -58,26 +57,69 @@ class Visit:
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.goto(url, wait_until="networkidle")
 
-    def close(self):
-        self.context.close()
+
+@pytest.fixture(scope="module")
+def contexts(browser, base_url):
+    """contexts(**options): a browser context with those options, shared by the module's tests and handed out
+    as a new one would be: no page, cookie, permission or stored value of an earlier test. A new context costs
+    a page of the site about a core-second more (its HTTP and code caches start cold), which is what the
+    sharing saves; the stored values (Material's scheme, series.js' wrapping) are cleared from a page kept
+    open on the site's host for that."""
+    made = {}
+
+    def fresh(**options):
+        key = repr(sorted(options.items()))
+        if key not in made:
+            context = browser.new_context(**options)
+            keeper = context.new_page()
+            keeper.goto(urljoin(base_url, "/codeproof-tests-blank"))  # the server's plain "not found": same host
+            made[key] = (context, keeper)
+        context, keeper = made[key]
+        for page in context.pages:
+            if page is not keeper:
+                page.close()
+        context.clear_cookies()
+        context.clear_permissions()
+        keeper.evaluate("localStorage.clear(); sessionStorage.clear()")
+        assert keeper.evaluate("localStorage.length") == 0
+        return context
+
+    fresh.made = made
+    yield fresh
+    for context, _ in made.values():
+        context.close()
+
+
+@pytest.fixture(autouse=True)
+def pages_closed_after_each_test(request):
+    """The pages a test opened in the shared contexts are closed when it ends, so none runs on beside the next."""
+    yield
+    if "contexts" in request.fixturenames:
+        for context, keeper in request.getfixturevalue("contexts").made.values():
+            for page in context.pages:
+                if page is not keeper:
+                    page.close()
 
 
 @pytest.fixture
-def visit(browser):
+def visit(browser, contexts):
+    """visit(url, **options): the page loaded in a context with those options (shared, see contexts); with
+    `fresh=True` in a context of its own, whose caches are empty, for a test of what a first visit requests."""
     opened = []
 
-    def open_page(url, **context):
-        opened.append(Visit(browser, url, **context))
-        return opened[-1]
+    def open_page(url, fresh=False, **options):
+        context = browser.new_context(**options) if fresh else contexts(**options)
+        opened.append((Visit(context, url), context if fresh else None))
+        return opened[-1][0]
 
     yield open_page
-    for v in opened:
-        v.close()
+    for v, own in opened:
+        (own or v.page).close()
 
 
 @pytest.mark.parametrize("name, path", PAGES.items())
 def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name, path):
-    v = visit(base_url + path)
+    v = visit(base_url + path, fresh=True)
     assert v.errors == [] and v.failed == []
     assert v.requests and all(url.startswith("http://127.0.0.1:") for url in v.requests), v.requests
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -87,7 +129,7 @@ def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name
 
 
 def test_the_search_index_is_fetched_when_search_opens_and_the_sitemap_once(visit, base_url):
-    v = visit(base_url + POSTS[0])
+    v = visit(base_url + POSTS[0], fresh=True)
     index = [url for url in v.requests if url.endswith("/search/search_index.json")]
     assert index == [] and [url for url in v.requests if url.endswith("/sitemap.xml")] == [base_url + "sitemap.xml"]
     with v.page.expect_response(lambda r: r.url.endswith("/search/search_index.json")):
@@ -207,9 +249,9 @@ def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, built
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(browser, base_url, built, scheme):
+def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(contexts, base_url, built, scheme):
     """The marked range on a source page and on a script page: axe's contrast rule, which blends the tint."""
-    context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme=scheme)
+    context = contexts(viewport={"width": 375, "height": 812}, color_scheme=scheme)
     post = context.new_page()
     post.goto(base_url + a_post_with(built, ".proof-card--source", ".proof-card--experiment"), wait_until="load")
     ranges = [post.locator(f".proof-card--{kind} dt:text('文件') + dd a").first.get_attribute("href")
@@ -220,7 +262,6 @@ def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(browser, 
         page.goto(urljoin(post.url, href), wait_until="load")
         assert page.locator(".series-script__line").count() > 0  # the range is marked
         found[href] = [(v["rule"], v["nodes"][:3]) for v in axe_violations(page) if v["rule"] == "color-contrast"]
-    context.close()
     assert {href: v for href, v in found.items() if v} == {}
 
 
@@ -301,11 +342,11 @@ TALLER_THAN_ITS_TEXT = """lines => lines.filter(line => {
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_an_experiment_card_opens_its_script_at_the_quoted_lines_visibly_marked_at_the_top(
-        browser, base_url, scheme):
+        contexts, base_url, scheme):
     """On a phone, in either scheme: the card's range is marked (a bar a reader sees, read from the pixels, which
     an unmarked line has not), its first line is in the top quarter under the header, and no line of the script
     is taller than its text (a wrap mark ↪ beside the copy-address control, as there was)."""
-    context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme=scheme)
+    context = contexts(viewport={"width": 375, "height": 812}, color_scheme=scheme)
     page = context.new_page()
     cards = 0
     for url in POSTS:
@@ -327,7 +368,6 @@ def test_an_experiment_card_opens_its_script_at_the_quoted_lines_visibly_marked_
             assert header["y"] + header["height"] <= top <= 812 / 4, (href, top)
             assert lines.evaluate_all(TALLER_THAN_ITS_TEXT) == [], href
             cards += 1
-    context.close()
     assert cards > 0
 
 
@@ -485,14 +525,14 @@ def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_
     assert page.url.split("#")[0] == post
 
 
-def test_the_longest_source_page_stays_light_and_reaches_its_last_line(browser, base_url, built):
+def test_the_longest_source_page_stays_light_and_reaches_its_last_line(contexts, base_url, built):
     """What a slow phone's time on the page is made of: few elements per line, and the chunks of lines laid out
     near the screen only (content-visibility); an address of a late line still lands on it. (Its longest task
     at 4x CPU slowdown, a time, is bench/readers.py's.)"""
     largest = max((built / "source").rglob("index.html"), key=lambda p: p.stat().st_size)
     lines = LexborHTMLParser(largest.read_text(encoding="utf-8")).css(".series-src__chunk > span")
     assert len(lines) > 500, largest
-    context = browser.new_context(viewport={"width": 375, "height": 812})
+    context = contexts(viewport={"width": 375, "height": 812})
     page = context.new_page()
     page.goto(f"{base_url}{largest.parent.relative_to(built).as_posix()}/#L{len(lines) - 2}", wait_until="load")
     assert page.evaluate("document.getElementsByTagName('*').length") < 8 * len(lines)
@@ -502,7 +542,6 @@ def test_the_longest_source_page_stays_light_and_reaches_its_last_line(browser, 
     assert late.evaluate("e => e.matches(':target') && e.getBoundingClientRect().top >= 0 "
                          "&& e.getBoundingClientRect().bottom <= innerHeight")
     assert late.evaluate("e => getComputedStyle(e.parentElement).contentVisibility") == "auto"
-    context.close()
 
 
 def source_page(built, base_url, with_notes: bool = False) -> tuple[str, str]:
@@ -514,9 +553,9 @@ def source_page(built, base_url, with_notes: bool = False) -> tuple[str, str]:
     pytest.fail("no source page")
 
 
-def test_a_click_on_a_line_number_links_the_line_a_shift_click_a_range_and_the_control_copies_the_address(browser, base_url, built):
+def test_a_click_on_a_line_number_links_the_line_a_shift_click_a_range_and_the_control_copies_the_address(contexts, base_url, built):
     url, _ = source_page(built, base_url)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = contexts(viewport={"width": 1280, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
     page.goto(url, wait_until="load")
@@ -536,7 +575,6 @@ def test_a_click_on_a_line_number_links_the_line_a_shift_click_a_range_and_the_c
     assert control.get_attribute("aria-label") == "复制第 3–6 行的链接" and control.bounding_box()["height"] >= 24
     control.click()
     assert page.evaluate("navigator.clipboard.readText()") == url + "#L3-L6"
-    context.close()
 
 
 def test_an_address_past_the_last_line_marks_nothing(visit, base_url, built):
@@ -566,24 +604,23 @@ COPY_LINES = """([first, last]) => {
 }"""
 
 
-def test_copying_lines_of_a_source_page_copies_the_files_lines_and_nothing_else(browser, base_url, built):
+def test_copying_lines_of_a_source_page_copies_the_files_lines_and_nothing_else(contexts, base_url, built):
     url, path = source_page(built, base_url, with_notes=True)
     raw = (built / "source" / "raw" / path).read_text(encoding="utf-8").split("\n")
     html = LexborHTMLParser((built / "source" / path / "index.html").read_text(encoding="utf-8"))
     noted = int(html.css_first(".series-src__note").parent.attributes["data-n"])
     first, last = max(1, noted - 2), min(len(raw) - 1, noted + 3)  # across a line with a note
-    context = browser.new_context(viewport={"width": 375, "height": 812})
+    context = contexts(viewport={"width": 375, "height": 812})
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
     page.goto(f"{url}#L{first}-L{last}", wait_until="load")  # marked, with the copy-address control among them
     page.evaluate(COPY_LINES, [first, last])
     page.keyboard.press("Control+c")
     assert page.evaluate("navigator.clipboard.readText()").rstrip("\n") == "\n".join(raw[first - 1:last])
-    context.close()
 
 
-def test_a_cards_copy_button_copies_the_quoted_lines_as_they_are_in_the_file(browser, base_url, built):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def test_a_cards_copy_button_copies_the_quoted_lines_as_they_are_in_the_file(contexts, base_url, built):
+    context = contexts(viewport={"width": 1280, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     copied = 0
     for url in POSTS:
@@ -603,7 +640,6 @@ def test_a_cards_copy_button_copies_the_quoted_lines_as_they_are_in_the_file(bro
             assert page.evaluate("navigator.clipboard.readText()") == "\n".join(lines).rstrip(), (url, path, first)
             copied += 1
         page.close()
-    context.close()
     assert copied > 0
 
 
@@ -741,8 +777,8 @@ def test_search_puts_posts_that_hold_a_query_first_and_finds_definitions_by_name
 
 
 @pytest.mark.parametrize("width", [1280, 375])
-def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(browser, base_url, width):
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
+def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(contexts, base_url, width):
+    context = contexts(viewport={"width": width, "height": 900}, color_scheme="light")
     found = {}
     for scheme in ("light", "dark"):
         page = context.new_page()
@@ -757,26 +793,24 @@ def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(b
           .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))""")
         assert hidden == [], (scheme, hidden)
         page.close()
-    context.close()
     assert {scheme: v for scheme, v in found.items() if v} == {}
 
 
-def test_a_wide_figure_is_shown_on_a_phone_as_wide_as_the_build_measures_its_text_for(browser, base_url, built):
+def test_a_wide_figure_is_shown_on_a_phone_as_wide_as_the_build_measures_its_text_for(contexts, base_url, built):
     """The build warns of a figure's text under 9 px on a phone, from the width a phone shows a wide figure at
     (figures.PHONE_FIGURE_PX): this is that width, on a real post's figure made wider than any column."""
-    context = browser.new_context(viewport={"width": PHONE_WIDTH_PX, "height": 812})
+    context = contexts(viewport={"width": PHONE_WIDTH_PX, "height": 812})
     page = context.new_page()
     page.goto(base_url + a_post_with(built, ".proof-card--figure svg"), wait_until="load")
     svg = page.locator(".proof-card--figure svg").first
     svg.evaluate("svg => svg.setAttribute('width', '4000')")
     assert round(svg.bounding_box()["width"]) == PHONE_FIGURE_PX
-    context.close()
 
 
-def test_a_traced_graph_is_whole_in_both_schemes_and_each_node_leads_to_its_registration(browser, base_url, built):
+def test_a_traced_graph_is_whole_in_both_schemes_and_each_node_leads_to_its_registration(contexts, base_url, built):
     """The figure's accessibility is the axe test's, which reads every page in both schemes at both widths."""
     post = a_post_with(built, ".proof-card--figure .proof-graph a")
-    context = browser.new_context(viewport={"width": 375, "height": 900})
+    context = contexts(viewport={"width": 375, "height": 900})
     page = context.new_page()
     page.goto(base_url + post, wait_until="networkidle")
     card = page.locator(".proof-card--figure").first
@@ -806,29 +840,24 @@ def test_a_traced_graph_is_whole_in_both_schemes_and_each_node_leads_to_its_regi
         assert marked.evaluate_all("els => els.map(e => e.id)") == [f"L{n}" for n in range(first, max(first, last) + 1)]
         assert re.match(r"\s*defvjp\w*\(", marked.first.text_content()), (label, href)
         assert marked.first.evaluate("e => e.getBoundingClientRect().top >= 0"), href
-    context.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 375])
 def test_a_citation_in_the_words_is_visible_and_marked_apart_from_links_and_from_names_in_cards(
-        browser, base_url, built, scheme, width):
+        visit, base_url, built, scheme, width):
     url = a_post_with(built, CITATION, LINKED_NAME, "article p a:not(.series-xref):not(.headerlink)")
-    visit = Visit(browser, base_url + url, viewport={"width": width, "height": 900})
-    try:
-        page = visit.page
-        switch_scheme(page, scheme)
-        cited, name = page.locator(CITATION).first, page.locator(LINKED_NAME).first
-        link = page.locator("article p a:not(.series-xref):not(.headerlink)").first
-        cited.scroll_into_view_if_needed()
-        box = cited.bounding_box()
-        assert box and box["width"] > 0 and 0 <= box["x"] and box["x"] + box["width"] <= width
-        style = "(el, what) => getComputedStyle(el)[what]"
-        assert cited.evaluate(style, "textDecorationStyle") == "dotted"
-        assert cited.evaluate(style, "textDecorationColor") == link.evaluate(style, "color")  # marked as a link
-        assert cited.evaluate(style, "color") != link.evaluate(style, "color")  # in the code's colour, not a link's
-        assert cited.evaluate(style, "textDecorationColor") != name.evaluate(style, "textDecorationColor")
-        page.screenshot(path=SHOTS / f"citation-{scheme}-{width}.png", clip={
-            "x": 0, "y": max(0, box["y"] - 60), "width": width, "height": 160})
-    finally:
-        visit.close()
+    page = visit(base_url + url, viewport={"width": width, "height": 900}).page
+    switch_scheme(page, scheme)
+    cited, name = page.locator(CITATION).first, page.locator(LINKED_NAME).first
+    link = page.locator("article p a:not(.series-xref):not(.headerlink)").first
+    cited.scroll_into_view_if_needed()
+    box = cited.bounding_box()
+    assert box and box["width"] > 0 and 0 <= box["x"] and box["x"] + box["width"] <= width
+    style = "(el, what) => getComputedStyle(el)[what]"
+    assert cited.evaluate(style, "textDecorationStyle") == "dotted"
+    assert cited.evaluate(style, "textDecorationColor") == link.evaluate(style, "color")  # marked as a link
+    assert cited.evaluate(style, "color") != link.evaluate(style, "color")  # in the code's colour, not a link's
+    assert cited.evaluate(style, "textDecorationColor") != name.evaluate(style, "textDecorationColor")
+    page.screenshot(path=SHOTS / f"citation-{scheme}-{width}.png", clip={
+        "x": 0, "y": max(0, box["y"] - 60), "width": width, "height": 160})
