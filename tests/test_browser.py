@@ -74,10 +74,7 @@ def contexts(browser, base_url):
             keeper = context.new_page()
             keeper.goto(urljoin(base_url, "/codeproof-tests-blank"))  # the server's plain "not found": same host
             made[key] = (context, keeper)
-        context, keeper = made[key]
-        for page in context.pages:
-            if page is not keeper:
-                page.close()
+        context, keeper = made[key]  # the last test's pages are closed (pages_closed_after_each_test)
         context.clear_cookies()
         context.clear_permissions()
         keeper.evaluate("localStorage.clear(); sessionStorage.clear()")
@@ -109,12 +106,13 @@ def visit(browser, contexts):
 
     def open_page(url, fresh=False, **options):
         context = browser.new_context(**options) if fresh else contexts(**options)
-        opened.append((Visit(context, url), context if fresh else None))
-        return opened[-1][0]
+        if fresh:
+            opened.append(context)
+        return Visit(context, url)
 
     yield open_page
-    for v, own in opened:
-        (own or v.page).close()
+    for context in opened:  # a shared context's pages are closed with the test (pages_closed_after_each_test)
+        context.close()
 
 
 @pytest.mark.parametrize("name, path", PAGES.items())
