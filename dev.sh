@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for the site: sets up .venv from the hashed lock, then runs the command.
-#   ./dev.sh build    build the site into site/ (strict: any problem fails)
+#   ./dev.sh build [--matrix]    build the site into site/ (strict: any problem fails; --matrix: run the
+#                                 experiments in every environment of the matrix too, and say so on the pages)
 #   ./dev.sh serve    serve it at http://127.0.0.1:8000/autograd-series/ while you write
 #   ./dev.sh test [--fast]    run the test suite (--fast: all but the browser's, the real site's and the slow ones)
 #   ./dev.sh check    verify every block, then what a strict build checks besides (links, anchors, nav)
@@ -183,7 +184,11 @@ export PATH="$(cd "$venv" && pwd)/bin:$PATH"
 command=${1:-}
 shift || true
 case "$command" in
-  build) exec mkdocs build --strict "$@" ;;
+  build)
+    # --matrix: the build runs the experiments in each environment of extra.series.experiments.matrix too, and
+    # the pages say where their outputs hold; every other argument is mkdocs'.
+    if [ "${1:-}" = --matrix ]; then shift; export CODEPROOF_MATRIX=1; fi
+    exec mkdocs build --strict "$@" ;;
   serve) exec mkdocs serve "$@" ;;
   test)
     # --fast deselects the tests marked browser, real_site or slow (pyproject.toml); every other argument is pytest's.
@@ -210,5 +215,5 @@ case "$command" in
     mkdocs build --strict --site-dir "$out" ;;
   update|lock|new|drift|rebase) exec python -m codeproof "$command" "$@" ;;
   lock-requirements) exec python -m codeproof lock-matrix ;;
-  *) sed -n '2,10p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,11p' "$0" >&2; exit 2 ;;
 esac

@@ -6,12 +6,14 @@ run."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import textwrap
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+import yaml
 
 from codeproof.engine import Engine
 from codeproof.experiments.matrix import MatrixError, make, pins_held, uv_command
@@ -20,6 +22,7 @@ from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, run_matrix
 from codeproof.series.blocks import parse_post
 from codeproof.series.config import SeriesConfigError, series_from_extra
 from conftest import ROOT, once_per_run
+from fixture_site import make_site
 
 LOCK = ROOT / "tests" / "matrix" / "python3.11-numpy1.26.lock"
 PINS = ["numpy==1.26.4", "autograd==1.9.1"]
@@ -223,3 +226,70 @@ def test_each_environment_of_the_series_has_a_lock_that_holds_its_pins():
     assert {environment.name: pins_held(environment) for environment in environments} == \
         {environment.name: None for environment in environments}
 
+
+
+def site_with_matrix(tmp_path: Path, environments: Path, monkeypatch):
+    """The fixture site (Material), whose post also records what scalar.py prints on numpy 2, with the test
+    environment as its matrix (made already, for the run)."""
+    site = make_site(tmp_path, material=True)
+    script, (text, recorded) = "experiments/scalar.py", SCRIPTS["experiments/scalar.py"]
+    (site.root / script).write_text(text, encoding="utf-8")
+    site.edit("The end.", f"And numpy's scalar:\n\n[OUTPUT]\nFile: {script}\n\n```text\n{recorded}\n```\n\nThe end.")
+    shutil.copy(LOCK, site.root / "env.lock")
+    data = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
+    data["extra"]["series"]["experiments"] = {"matrix": {"environments": [
+        {"python": "3.11", "packages": PINS, "lock": "env.lock"}]}}
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    monkeypatch.setattr("codeproof.matrix.make", lambda environment, cache_dir: make(environment, environments))
+    return site
+
+
+def stamps(page: Path) -> list[str]:
+    return re.findall(r"✓ 输出已验证[^<]*", page.read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow  # runs in the environment made for the run
+def test_a_build_with_the_matrix_says_where_each_output_holds_on_its_stamp_and_each_verdict_on_its_scripts_page(
+        environments, tmp_path, monkeypatch):
+    site = site_with_matrix(tmp_path, environments, monkeypatch)
+    monkeypatch.setenv("CODEPROOF_MATRIX", "1")
+    built, log = site.build()
+    assert built is not None, log
+    show, scalar = stamps(built / "posts" / "p" / "index.html")
+    elsewhere = re.search(r" · 另在 (Python 3\.11\.\d+ \+ numpy 1\.26\.4) 上一致$", show)
+    assert elsewhere, show
+    assert "另在" not in scalar  # numpy 1.26.4 prints 1.0
+    show_page = (built / "experiments" / "show" / "index.html").read_text(encoding="utf-8")
+    assert re.search(rf"<th>{re.escape(elsewhere[1])}</th>.*?<td>[^<]*OUTPUT（第 \d+ 行）</td><td>一致</td>", show_page, re.S)
+    scalar_page = (built / "experiments" / "scalar" / "index.html").read_text(encoding="utf-8")
+    assert "<td>不同</td>" in scalar_page
+    assert "-np.float64(1.0)" in scalar_page and "+1.0" in scalar_page  # the diff, escaped
+
+
+@pytest.mark.slow  # runs in the environment made for the run
+def test_under_strict_a_difference_fails_the_build_at_its_line(environments, tmp_path, monkeypatch):
+    site = site_with_matrix(tmp_path, environments, monkeypatch)
+    config = site.root / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("matrix:\n", "matrix:\n        strict: true\n"),
+                      encoding="utf-8")
+    monkeypatch.setenv("CODEPROOF_MATRIX", "1")
+    built, log = site.build()
+    assert built is None
+    assert re.search(r"^docs/posts/p\.md:\d+: OUTPUT experiments/scalar\.py: differs in Python 3\.11\.\d+ \+ numpy "
+                     r"1\.26\.4: output differs from the recorded output$", log, re.M), log
+
+
+@pytest.mark.parametrize("command, asked", [("build", False), ("serve", True)])
+def test_without_the_matrix_the_stamps_name_only_the_builds_environment_and_the_script_page_says_so(
+        tmp_path, monkeypatch, command, asked):
+    site = site_with_matrix(tmp_path, tmp_path / "no-environments", monkeypatch)
+    monkeypatch.setattr("codeproof.matrix.make", lambda environment, cache_dir: pytest.fail("the matrix ran"))
+    if asked:  # serve never runs it, asked or not
+        monkeypatch.setenv("CODEPROOF_MATRIX", "1")
+    else:
+        monkeypatch.delenv("CODEPROOF_MATRIX", raising=False)
+    built, log = site.build(command)
+    assert built is not None, log
+    found = stamps(built / "posts" / "p" / "index.html")
+    assert len(found) == 2 and not any("另在" in stamp for stamp in found)
+    assert "本次构建没有在环境矩阵中运行它" in (built / "experiments" / "show" / "index.html").read_text(encoding="utf-8")

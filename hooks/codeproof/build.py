@@ -19,6 +19,7 @@ from codeproof.common.filesystem import shown_path
 from codeproof.common.kinds.registry import BlockKind
 from codeproof.common.structure import Problem, report
 from codeproof.engine import Engine, own_scripts
+from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, Verdict, held, run_matrix
 from codeproof.site import addresses
 from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
@@ -27,13 +28,19 @@ from codeproof.series.prose import first_paragraph
 from codeproof.site import citations, generated, guard, overview, render, sourcepages
 from codeproof.site.xref import PROGRESS_EVERY
 
+# A matrix verdict as a script page shows it.
+READER_SAYS = {SAME: "一致", WITHIN: "容差内一致", DIFFERS: "不同", FAILS: "运行失败"}
 SCRIPT_TEMPLATE = "series-script.html"  # the theme templates of the pages the build adds (the host provides them)
 SOURCE_TEMPLATE = "series-source.html"
 
 
 class SiteBuild:
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, matrix: str | None = None):
         self.engine = engine
+        # The configuration file's name when this build runs the experiments in the series' matrix too (the host
+        # asks for it); None when it does not, and the pages say so.
+        self.matrix = matrix
+        self.verdicts: list[Verdict] = []  # the matrix's, when it ran
         self.tree = None  # PinnedTree: what the citations in the posts' words resolve in (add_files makes it)
         self.mentioned: list[sourcepages.MentionedAt] = []  # each linked citation in a post's words, at its line
         self.problems: list[Problem] = []
@@ -87,11 +94,30 @@ class SiteBuild:
         """The proving phase, once the pages are planned and before any renders: every readable page of the
         author's proved (waiting for the runs its blocks need; `relative(url, page_url)` is a site URL as a link
         from a page). Each page's problems are reported as it renders (page_markdown), from the proof it renders."""
+        if self.matrix is not None and self.engine.series.matrix.environments:
+            self.run_matrix()
         for src_uri, parsed in self.parsed.items():
             if parsed.unreadable or self.site.page_title(src_uri) is not None:
                 continue
             page_url = self.urls[src_uri]
             self.proved[src_uri] = (parsed, self._prove(parsed, lambda url, page_url=page_url: relative(url, page_url)))
+
+    def run_matrix(self) -> None:
+        """Every [OUTPUT] and [FIGURE] again in each environment of the matrix, before the posts are proved, so
+        their stamps can say where else they hold. An environment that cannot be had is a problem; a difference
+        is one under `strict`, else a line of the log (a warning would fail every strict build, strict or not)."""
+        posts = [parsed for src_uri, parsed in self.parsed.items()
+                 if not parsed.unreadable and self.site.page_title(src_uri) is None]
+        built = {id(block): self.engine.check(block) for post in posts for block in post.blocks if block.kind.runs}
+        self.verdicts, problems = run_matrix(self.engine, posts, built, self.matrix)
+        self.problems += problems
+        differences = [verdict.problem for verdict in self.verdicts if verdict.problem]
+        if self.engine.series.matrix.strict:
+            self.problems += differences
+        elif differences:
+            self.log("the matrix differs (extra.series.experiments.matrix.strict: true makes this fail):\n"
+                     + report(differences))
+        self.engine.elsewhere = held(self.verdicts)
 
     def _prove(self, parsed, href):
         proved = self.engine.prove_page(parsed, href, self.site.sources.files if self.site.sources is not None else {})
@@ -213,11 +239,33 @@ class SiteBuild:
         if src_uri in site.script_pages:
             script = site.script_pages[src_uri]
             return {"script": {**script, "download": href(script["path"]), "output": self.outputs.get(script["path"]),
-                               "posts": [(label, href(url)) for label, url in script["posts"]]}}
+                               "posts": [(label, href(url)) for label, url in script["posts"]],
+                               "matrix": self._matrix_table(script["path"])}}
         entry = self.series.post_at(src_uri)
         if entry is None:  # not a series post (or one whose front matter is a problem already reported)
             return {}
         return {"series": generated.post_header(self.series, entry, baseline, self.category_index, href)}
+
+    def _matrix_table(self, script: str) -> dict | None:
+        """A script page's verdicts: environment x block -> what came out, and each difference's diff; `ran` false
+        where the series has a matrix that this build did not run. None without a matrix."""
+        if not self.engine.series.matrix.environments:
+            return None
+        verdicts = [v for v in self.verdicts if v.block.fields["File"] == script]
+        environments = list(dict.fromkeys(v.environment for v in verdicts))
+        blocks = {(v.block.post, v.block.line): v.block for v in verdicts}  # a Block holds a dict: not hashable
+        said = {(v.block.post, v.block.line, v.environment): READER_SAYS[v.said] for v in verdicts}
+        return {"ran": self.matrix is not None, "environments": environments,
+                "rows": [(self._block_name(block), [said.get((*key, env), "") for env in environments])
+                         for key, block in blocks.items()],
+                "differences": [(self._block_name(v.block), v.environment, v.problem.detail or v.problem.message)
+                                for v in verdicts if v.problem]}
+
+    def _block_name(self, block) -> str:
+        """A block as a reader finds it: its post's title, its kind and its line in the post's file."""
+        entry = next((entry for entry in self.series.posts if entry.post == block.post), None)
+        title = entry.title if entry is not None and entry.title else block.post
+        return f"{title} · {block.kind.name}（第 {block.line} 行）"
 
     def _rendered(self) -> None:
         """Say how far the source pages are, every PROGRESS_EVERY seconds: a first build highlights and links

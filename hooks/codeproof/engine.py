@@ -61,6 +61,10 @@ class Engine:
             series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache,
             limits=series.limits, budgets=series.budgets,
         )
+        # Each [OUTPUT] and [FIGURE] (by its post and line) -> the environments of the series' matrix that gave
+        # the same in this build, as a reader names them: what its stamp says it also holds in. Filled by the
+        # build that ran the matrix (SiteBuild.run_matrix); empty otherwise, and the stamps name only the build's.
+        self.elsewhere: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def pinned_tree(self, package: dict[str, bytes], scripts: dict[str, str], read: Callable[[str], str] | None = None,
                     paths: list[str] | None = None) -> PinnedTree:
@@ -416,9 +420,8 @@ class _Page:
     def script_page(self, script: str) -> str:
         return self.link(addresses.script_page_url(script))
 
-    @staticmethod
-    def stamp(run: RunResult, tolerance: Tolerance | None) -> str:
-        return stamp(run, tolerance)
+    def stamp(self, block: Block, run: RunResult) -> str:
+        return stamp(run, block.tolerance, self.engine.elsewhere.get((block.post, block.line), ()))
 
     def figure(self, checked: Checked) -> str:
         return self.engine.drawing(checked, self.link, self.sources)
@@ -503,11 +506,13 @@ def _shown(text: str) -> str:
     return UNSHOWN_RE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
-def stamp(run: RunResult, tolerance: Tolerance | None) -> str:
+def stamp(run: RunResult, tolerance: Tolerance | None, elsewhere: tuple[str, ...] = ()) -> str:
+    """What verified a run's output or drawing; `elsewhere`: the other environments where the same came out."""
     v = run.versions
     when = f"缓存，验证于 {run.verified_on}" if run.cached else f"验证于 {run.verified_on}"
+    also = f" · 另在 {'、'.join(elsewhere)} 上一致" if elsewhere else ""
     return (f"✓ {STAMP_WORDS}{agreement(tolerance)} · Python {v['python']} · numpy {v['numpy']} · autograd {v['autograd']}"
-            f" · 运行 {run.seconds:.2f} s · {when}")
+            f" · 运行 {run.seconds:.2f} s · {when}{also}")
 
 
 def agreement(tolerance: Tolerance | None) -> str:

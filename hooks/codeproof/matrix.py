@@ -73,6 +73,17 @@ HINT = ("the post records what the build's environment printed; readers with thi
         "this fail the build)")
 
 
+def held(verdicts: Iterable[Verdict]) -> dict[tuple[str, int], tuple[str, ...]]:
+    """Each block (by its post and line) -> the environments that gave the same, as its stamp names them: one
+    that agreed only to within the block's tolerance is marked so."""
+    found: dict[tuple[str, int], tuple[str, ...]] = {}
+    for v in verdicts:
+        if v.said in (SAME, WITHIN):
+            key = (v.block.post, v.block.line)
+            found[key] = found.get(key, ()) + (v.environment + ("（容差内）" if v.said == WITHIN else ""),)
+    return found
+
+
 def table(verdicts: Iterable[Verdict]) -> str:
     """The verdicts as the command line prints them: one line a block and environment."""
     return "".join(f"{v.block.post}:{v.block.line}: {v.block.kind.name} {v.block.fields['File']}: {v.environment}: "

@@ -5,6 +5,7 @@ module across `serve` rebuilds, so on_config renews the build it holds."""
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from urllib.parse import quote, urljoin
 
@@ -25,6 +26,7 @@ from codeproof.site import addresses, generated, guard
 from codeproof.site.tables import TableCells
 
 THEME = Path(__file__).parent / "theme"  # the theme templates of the pages the build adds
+MATRIX_ENV = "CODEPROOF_MATRIX"  # "1": a build runs the experiments in the series' matrix too (./dev.sh build --matrix)
 PREVIEW_IMAGE = "assets/og.png"  # what a shared link shows (overrides/assets/), also the feeds' image
 
 
@@ -69,8 +71,11 @@ class SeriesHooks:
     def on_config(self, config):
         self.build, self.nav_posts, self.site_dir = None, set(), None
         try:
+            # serve never runs the matrix: each edit would wait for every environment's runs.
+            matrix = (Path(config.config_file_path).name
+                      if self.mkdocs_command != "serve" and os.environ.get(MATRIX_ENV) == "1" else None)
             self.build = build = SiteBuild(Engine(series_from_extra(config.extra.get("series"),
-                                                                    Path(config.config_file_path))))
+                                                                    Path(config.config_file_path))), matrix)
         except CodeproofError as error:  # mkdocs.yml cannot configure the series; a lock file that is not a lock
             raise PluginError(error.shown(where=None)) from None
         unsafe = output_folder_problem(Path(config.site_dir), build.engine.series.root)

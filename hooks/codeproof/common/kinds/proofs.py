@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Callable, Protocol, TypeVar
 
-from codeproof.common.structure import Block, Checked, Excerpt, FileRef, RunResult, Tolerance
+from codeproof.common.structure import Block, Checked, Excerpt, FileRef, RunResult
 
 
 class Proofs(Protocol):
@@ -61,8 +61,8 @@ class Page(Protocol):
     def script_page(self, script: str) -> str:
         """The script's page on this site, relative to the page."""
 
-    def stamp(self, run: RunResult, tolerance: Tolerance | None) -> str:
-        """What verified a run's output or drawing: the versions, the run time, the date."""
+    def stamp(self, block: Block, run: RunResult) -> str:
+        """What verified a block's run: the versions, the run time, the date, and where else it held."""
 
     def figure(self, checked: Checked) -> str:
         """A verified drawing as its card shows it."""
