@@ -247,15 +247,16 @@ class SiteBuild:
         return {"series": generated.post_header(self.series, entry, baseline, self.category_index, href)}
 
     def _matrix_table(self, script: str) -> dict | None:
-        """A script page's verdicts: block -> each environment and what came out there, and each difference's diff; `ran` false
-        where the series has a matrix that this build did not run. None without a matrix."""
+        """A script page's verdicts: each block, with each environment and what came out there; each
+        difference's diff; `ran` false where the series has a matrix that this build did not run. None without
+        a matrix."""
         if not self.engine.series.matrix.environments:
             return None
         verdicts = [v for v in self.verdicts if v.block.fields["File"] == script]
         environments = list(dict.fromkeys(v.environment for v in verdicts))
         blocks = {(v.block.post, v.block.line): v.block for v in verdicts}  # a Block holds a dict: not hashable
         said = {(v.block.post, v.block.line, v.environment): READER_SAYS[v.said] for v in verdicts}
-        return {"ran": self.matrix is not None, "environments": environments,
+        return {"ran": self.matrix is not None,
                 "rows": [(self._block_name(block), [(env, said.get((*key, env), "")) for env in environments])
                          for key, block in blocks.items()],
                 "differences": [(self._block_name(v.block), v.environment, v.problem.detail or v.problem.message)
