@@ -100,7 +100,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if not AXE.is_file():
-        sys.exit(f"{AXE} is missing: run `npm ci`")
+        sys.exit(f"{AXE} is missing: run ./dev.sh test, which installs axe-core there")
     results = audit(args.site)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False), encoding="utf-8")

@@ -71,7 +71,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if REAL_SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.real_site)
-    # The heavy tests go first (and pyproject's `--dist load` hands out one test at a time as workers free up):
+    # The heavy tests go first (pyproject's addopts hand out one test at a time as workers free up):
     # started last, one would run on alone while the other workers sat idle.
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 

@@ -32,13 +32,20 @@ HIDDEN = """() => [...document.querySelectorAll('article pre > code, article tab
 })"""
 
 
+# Where the server gives axe-core to the pages it serves: loaded by address, Chromium compiles it once and reuses
+# the compiled code on the next pages (inline, each page compiled it anew: half a CPU-second a page).
+AXE_ADDRESS = "/.axe-core/axe.min.js"
+
+
 class _Site(http.server.SimpleHTTPRequestHandler):
     """Files of the built site under the path of its site_url (e.g. /autograd-series/): the 404 page's links
-    start there. Anything else is not found."""
+    start there. And axe-core at AXE_ADDRESS, for the tests to inject. Anything else is not found."""
 
     prefix = "/"
 
     def translate_path(self, path: str) -> str:
+        if path == AXE_ADDRESS:
+            return str(AXE)
         return super().translate_path("/" + path[len(self.prefix):] if path.startswith(self.prefix) else "/.missing")
 
     def log_message(self, *args) -> None:
@@ -78,12 +85,17 @@ def show_every_code_block(page) -> None:
       .every(block => block.querySelector('nav.md-code__nav .series-wrap'))""", timeout=10_000)
 
 
+def inject_axe(page) -> None:
+    """axe-core into a loaded page of a site that `serve` serves."""
+    page.add_script_tag(url=AXE_ADDRESS)
+
+
 def axe_violations(page) -> list[dict]:
     """axe-core's violations on a loaded Playwright page, every code block's buttons included: rule, impact,
     and each node's target and summary. The first call on a page shows the blocks and injects axe-core."""
     if not page.evaluate("typeof axe !== 'undefined'"):
         show_every_code_block(page)
-        page.add_script_tag(path=str(AXE))
+        inject_axe(page)
     # target-size (WCAG 2.2: 24 px for a control or a link outside running text) is asked for by name.
     return page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations'],
                                                               rules: {'target-size': {enabled: true}}})).violations.map(v =>

@@ -21,8 +21,8 @@ from codeproof.experiments.figures import PHONE_FIGURE_PX, PHONE_WIDTH_PX
 from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
-from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, pages, serve, show_every_code_block, shown_faces,
-                         site_prefix, switch_scheme)
+from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, inject_axe, pages, serve, show_every_code_block,
+                         shown_faces, site_prefix, switch_scheme)
 
 pytestmark = pytest.mark.browser
 
@@ -290,13 +290,15 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation_nor_on_a_phon
     load a page for all four. On the phone's width, no code block or table hides more than a tenth of its width
     (they scroll sideways: a reader would miss the end of a line). And what the page shows a reader outside its
     verified cards (Chromium's innerText, inline code and Markdown examples hidden, as names) holds no card's face
-    and no block marker: the table of contents, the nav and every title included."""
+    and no block marker: the table of contents, the nav and every title included. One tab goes from page to page,
+    as a reader's does (a new tab for each page took twice the CPU to load it)."""
     assert AXE.is_file(), f"{AXE} is missing: run ./dev.sh test, which installs axe-core there"
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page = context.new_page()
     found, hidden, faces = {}, {}, {}
     assert len(pages(built)) >= AXE_PARTS
     for path in axe_part(built, part):
-        page = context.new_page()
+        page.set_viewport_size({"width": 1280, "height": 900})
         page.goto(base_url + path, wait_until="load")
         faces[path] = shown_faces(page)
         for width, schemes in ((1280, ("light", "dark")), (375, ("dark", "light"))):
@@ -307,7 +309,6 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation_nor_on_a_phon
                 switch_scheme(page, scheme)
                 found[width, scheme, path] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page)
                                               if v["impact"] in SERIOUS]
-        page.close()
     context.close()
     assert len(found) == 4 * len(hidden) == 4 * len(faces) > 0
     assert {path: shown for path, shown in faces.items() if shown} == {}
@@ -785,7 +786,7 @@ def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(c
         page.keyboard.press("/")
         page.keyboard.insert_text("defvjp")
         page.wait_for_selector('.md-search-result__list[data-phrase-first="defvjp"]', timeout=SEARCH_WAIT)
-        page.add_script_tag(path=str(AXE))  # the page's own code blocks are another test's (behind the open search)
+        inject_axe(page)  # the page's own code blocks are another test's (behind the open search)
         found[scheme] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page) if v["impact"] in SERIOUS]
         hidden = page.evaluate("""() => [...document.querySelectorAll('.md-search-result :is(pre, code, article)')]
           .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 40))""")
