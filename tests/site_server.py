@@ -96,6 +96,10 @@ def axe_violations(page) -> list[dict]:
     if not page.evaluate("typeof axe !== 'undefined'"):
         show_every_code_block(page)
         inject_axe(page)
+    # Material's transitions settle first (the header's title fades when a page scrolls, as the code blocks were
+    # shown): axe would read a colour half-way.
+    page.wait_for_function("""() => document.getAnimations().every(a => a.playState !== 'running'
+      || a.effect.getComputedTiming().endTime === Infinity)""", timeout=10_000)
     # target-size (WCAG 2.2: 24 px for a control or a link outside running text) is asked for by name.
     return page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations'],
                                                               rules: {'target-size': {enabled: true}}})).violations.map(v =>
