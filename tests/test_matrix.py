@@ -267,6 +267,26 @@ def test_a_build_with_the_matrix_says_where_each_output_holds_on_its_stamp_and_e
 
 
 @pytest.mark.slow  # runs in the environment made for the run
+def test_a_build_with_the_matrix_checks_each_block_once_in_each_environment(environments, tmp_path, monkeypatch):
+    site = site_with_matrix(tmp_path, environments, monkeypatch)
+    checks: dict[tuple[int, str, int], int] = {}  # (engine, post, line) -> times checked
+    real_check = Engine.check
+
+    def counted(self, block):
+        key = (id(self), block.post, block.line)
+        checks[key] = checks.get(key, 0) + 1
+        return real_check(self, block)
+
+    monkeypatch.setattr(Engine, "check", counted)
+    monkeypatch.setenv("CODEPROOF_MATRIX", "1")
+    built, log = site.build()
+    assert built is not None, log
+    engines = {engine for engine, _, _ in checks}
+    assert len(engines) == 2, checks  # the build's, and the matrix environment's
+    assert set(checks.values()) == {1}, checks
+
+
+@pytest.mark.slow  # runs in the environment made for the run
 def test_under_strict_a_difference_fails_the_build_at_its_line(environments, tmp_path, monkeypatch):
     site = site_with_matrix(tmp_path, environments, monkeypatch)
     config = site.root / "mkdocs.yml"

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path
 from codeproof.common.kinds.registry import BlockKind
-from codeproof.common.structure import Problem, report
+from codeproof.common.structure import Checked, Problem, report
 from codeproof.engine import Engine, own_scripts
 from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, Verdict, held, run_matrix
 from codeproof.site import addresses
@@ -41,6 +41,10 @@ class SiteBuild:
         # asks for it); None when it does not, and the pages say so.
         self.matrix = matrix
         self.verdicts: list[Verdict] = []  # the matrix's, when it ran
+        # What the matrix gave the proving phase, when it ran: each [OUTPUT] and [FIGURE] as the build's own run
+        # checked it (by the block's id; proved as it is, not checked again), and where else it held (its stamp).
+        self.checked: dict[int, Checked] = {}
+        self.elsewhere: dict[tuple[str, int], tuple[str, ...]] = {}
         self.tree = None  # PinnedTree: what the citations in the posts' words resolve in (add_files makes it)
         self.mentioned: list[sourcepages.MentionedAt] = []  # each linked citation in a post's words, at its line
         self.problems: list[Problem] = []
@@ -108,8 +112,9 @@ class SiteBuild:
         is one under `strict`, else a line of the log (a warning would fail every strict build, strict or not)."""
         posts = [parsed for src_uri, parsed in self.parsed.items()
                  if not parsed.unreadable and self.site.page_title(src_uri) is None]
-        built = {id(block): self.engine.check(block) for post in posts for block in post.blocks if block.kind.runs}
-        self.verdicts, problems = run_matrix(self.engine, posts, built, self.matrix)
+        self.checked = {id(block): self.engine.check(block) for post in posts for block in post.blocks
+                        if block.kind.runs}
+        self.verdicts, problems = run_matrix(self.engine, posts, self.checked, self.matrix)
         self.problems += problems
         differences = [verdict.problem for verdict in self.verdicts if verdict.problem]
         if self.engine.series.matrix.strict:
@@ -117,10 +122,11 @@ class SiteBuild:
         elif differences:
             self.log("the matrix differs (extra.series.experiments.matrix.strict: true makes this fail):\n"
                      + report(differences))
-        self.engine.elsewhere = held(self.verdicts)
+        self.elsewhere = held(self.verdicts)
 
     def _prove(self, parsed, href):
-        proved = self.engine.prove_page(parsed, href, self.site.sources.files if self.site.sources is not None else {})
+        proved = self.engine.prove_page(parsed, href, self.site.sources.files if self.site.sources is not None else {},
+                                        self.checked, self.elsewhere)
         self.outputs.update(proved.outputs)
         return proved
 

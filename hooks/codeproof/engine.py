@@ -9,7 +9,7 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from codeproof.site import addresses, graphs, render
 from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
@@ -61,10 +61,6 @@ class Engine:
             series.root, series.cache_dir, series.experiment_timeout, series.output_cap, use_cache,
             limits=series.limits, budgets=series.budgets,
         )
-        # Each [OUTPUT] and [FIGURE] (by its post and line) -> the environments of the series' matrix that gave
-        # the same in this build, as a reader names them: what its stamp says it also holds in. Filled by the
-        # build that ran the matrix (SiteBuild.run_matrix); empty otherwise, and the stamps name only the build's.
-        self.elsewhere: dict[tuple[str, int], tuple[str, ...]] = {}
 
     def pinned_tree(self, package: dict[str, bytes], scripts: dict[str, str], read: Callable[[str], str] | None = None,
                     paths: list[str] | None = None) -> PinnedTree:
@@ -143,10 +139,15 @@ class Engine:
                 if self._script(script)[0] is not None:
                     self.runner.start(script, tuple(wanted))
 
-    def prove_page(self, parsed: ParsedPost, link: Callable[[str], str], sources: dict[str, bytes] | None = None
-                   ) -> ProvedPage:
+    def prove_page(self, parsed: ParsedPost, link: Callable[[str], str], sources: dict[str, bytes] | None = None,
+                   checked_before: Mapping[int, Checked] | None = None,
+                   elsewhere: Mapping[tuple[str, int], tuple[str, ...]] | None = None) -> ProvedPage:
         """The post's Markdown with every block verified and rendered; failures shown in place. `sources` are the
-        package's files the site publishes as source pages (path -> bytes): what a traced graph's nodes link to."""
+        package's files the site publishes as source pages (path -> bytes): what a traced graph's nodes link to.
+        `checked_before`: blocks of this post this engine has checked already (by their id), each taken as it is rather
+        than checked (and its figure drawn) again. `elsewhere`: each [OUTPUT] and [FIGURE] (by its post and line)
+        -> the environments of the series' matrix that gave the same in this build, as its stamp names them."""
+        checked_before = checked_before or {}
         lines = list(parsed.lines)
         proved = ProvedPage("", problems=list(parsed.problems), accounted={p.line for p in parsed.problems})
         replacements = []  # (start, end, markdown), applied bottom-up so indexes stay valid
@@ -157,10 +158,11 @@ class Engine:
             # A line that announces a block is replaced by its box: shown as text, it would be published unverified.
             kept = [] if marker_kind(lines[index]) else lines[index:index + 1]
             replacements.append((index, index + 1, "\n".join(kept + [render.problem_box(p, self.seal) for p in problems])))
-        for checked in map(self.check, parsed.blocks):
+        for checked in (checked_before.get(id(block)) or self.check(block) for block in parsed.blocks):
             proved.problems += [checked.problem] if checked.problem else []
             proved.warnings += [checked.warning] if checked.warning else []
-            shown = render.problem_box(checked.problem, self.seal) if checked.problem else self.render(checked, link, sources)
+            shown = render.problem_box(checked.problem, self.seal) if checked.problem \
+                else self.render(checked, link, sources, elsewhere)
             proved.cards += checked.problem is None
             proved.accounted.add(checked.block.line)
             if checked.problem is None:
@@ -176,10 +178,11 @@ class Engine:
         (codeproof.common.kinds.proofs)."""
         return block.kind.check(block, self)
 
-    def render(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes] | None = None) -> str:
+    def render(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes] | None = None,
+               elsewhere: Mapping[tuple[str, int], tuple[str, ...]] | None = None) -> str:
         """Markdown for a verified block, as its kind renders it; `link` turns a site URL into one relative to the
-        page; `sources` as for prove_page."""
-        return checked.block.kind.render(checked, _Page(self, link, sources or {}))
+        page; `sources` and `elsewhere` as for prove_page."""
+        return checked.block.kind.render(checked, _Page(self, link, sources or {}, elsewhere or {}))
 
     def script_text(self, block: Block) -> str | Checked:
         text, why, hint = self._script(block.fields["File"])
@@ -402,6 +405,7 @@ class _Page:
     engine: Engine
     link: Callable[[str], str]  # a site URL -> one relative to the page
     sources: dict[str, bytes]  # the package's files the site publishes as source pages (see Engine.prove_page)
+    elsewhere: Mapping[tuple[str, int], tuple[str, ...]]  # where else each run's block held (see Engine.prove_page)
     cards = render
 
     @property
@@ -421,7 +425,7 @@ class _Page:
         return self.link(addresses.script_page_url(script))
 
     def stamp(self, block: Block, run: RunResult) -> str:
-        return stamp(run, block.tolerance, self.engine.elsewhere.get((block.post, block.line), ()))
+        return stamp(run, block.tolerance, self.elsewhere.get((block.post, block.line), ()))
 
     def figure(self, checked: Checked) -> str:
         return self.engine.drawing(checked, self.link, self.sources)
