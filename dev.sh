@@ -206,7 +206,10 @@ case "$command" in
       (cd "$node" && npm ci --ignore-scripts --no-audit --no-fund --silent)
       cat package.json package-lock.json | sha256sum | cut -d' ' -f1 >"$node.sha256"
     fi
-    exec python -m pytest ${fast:+-m "not browser and not real_site and not slow"} ${args[@]+"${args[@]}"} ;;
+    # pytest's own cache (the tests that failed last, for --lf) is tool state too: kept in the user's cache, so a
+    # .pytest_cache/ that a branch commits is never read.
+    exec python -m pytest -o "cache_dir=$state/pytest" ${fast:+-m "not browser and not real_site and not slow"} \
+      ${args[@]+"${args[@]}"} ;;
   check)
     # The engine first (it says the most about blocks); then MkDocs' own checks, as a strict build makes them.
     python -m codeproof check "$@"

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 
+from codeproof.common.usercache import repository_cache
 from conftest import ROOT, copy_warm_cache, git
 
 
@@ -39,6 +40,14 @@ def test_check_fails_on_a_broken_link_that_only_mkdocs_sees(tmp_path, warm_cache
         in done.stderr
 
 
+def test_pytests_cache_is_kept_in_the_users_cache_not_the_tree():
+    """A .pytest_cache/ in the tree (one a branch committed) is never read: dev.sh points pytest at the user's cache."""
+    done = subprocess.run(["./dev.sh", "test", "--collect-only", "-n", "0", "tests/test_tables.py"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env=with_this_environment())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"cachedir: {repository_cache(ROOT) / 'pytest'}" in done.stdout.splitlines(), done.stdout
+
+
 def test_the_repository_tracks_no_tool_state():
     """Caches, environments, installed tools and built sites are made on each machine: a committed one would be
     read as if this machine had made it (a bench once committed twelve .cache-N folders)."""
@@ -57,6 +66,7 @@ def test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests()
     assert done.returncode == 0, done.stdout + done.stderr
     collected = sorted(line for line in done.stdout.splitlines() if "::" in line)
     assert collected == ["tests/test_dev_sh.py::test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests",
+                         "tests/test_dev_sh.py::test_pytests_cache_is_kept_in_the_users_cache_not_the_tree",
                          "tests/test_dev_sh.py::test_the_repository_tracks_no_tool_state",
                          "tests/test_mutations.py::test_every_switch_has_its_files"]
-    assert re.search(r"^3/\d+ tests collected \((\d+) deselected\)", done.stdout, re.M), done.stdout
+    assert re.search(r"^4/\d+ tests collected \((\d+) deselected\)", done.stdout, re.M), done.stdout
