@@ -598,7 +598,12 @@ def test_a_caption_that_starts_with_the_figure_label_and_names_lines_is_no_cards
     ('opacity="1e-9"', "is drawn with opacity 1e-9"), ('fill-opacity="0.001"', "is drawn with fill-opacity 0.001"),
     ('font-size="0.5"', "is drawn at font size 0.5"), ('transform="scale(0.0001)"', "is shrunk to nothing (scale(0.0001))"),
     ('transform="matrix(0 0 0 0 0 0)"', "is shrunk to nothing (matrix(0 0 0 0 0 0))"),
-    ('dx="-100000"', "is moved off the figure (dx -100000)"), ('fill="url(#c)"', "is filled with url(#f-c), not a colour"),
+    ('dx="-100000"', "is drawn off the figure (at -99999, 9, outside its viewBox)"), ('fill="url(#c)"', "is filled with url(#f-c), not a colour"),
+    # round five: off the figure through its own position, in any unit
+    ('x="100000"', "is drawn off the figure (at 100000, 9, outside its viewBox)"),
+    ('x="2000%"', "is drawn off the figure (at 2000, 9, outside its viewBox)"),
+    ('x="100em"', "is drawn off the figure (at 1600, 9, outside its viewBox)"),
+    ('y="-100"', "is drawn off the figure (at 1, -100, outside its viewBox)"),
 ])
 def test_text_a_reader_cannot_see_is_refused_naming_the_element(hiding, why):
     """Integrity round four: a zero-size tspan split a figure's text, which then read as a stamp. Text that is
@@ -607,6 +612,53 @@ def test_text_a_reader_cannot_see_is_refused_naming_the_element(hiding, why):
            f'height="1"/></clipPath></defs><text x="1" y="9">✓ 输出<tspan {hiding}>x</tspan>已验证</text></svg>')
     assert f"its <tspan> holding 'x' {why}: a reader does not see it, so it could split the text a reader sees" \
         in clean_svg(svg, "f-", "a").problems
+
+
+@pytest.mark.parametrize("group, why", [
+    ('<g transform="translate(100000 0)">', "is drawn off the figure (at 100001, 9, outside its viewBox)"),
+    ('<g transform="rotate(180 0 0)">', "is drawn off the figure (at -1, -9, outside its viewBox)"),
+    ('<g transform="matrix(1 0 0 1 0 -5000)">', "is drawn off the figure (at 1, -4991, outside its viewBox)"),
+    ('<g transform="scale(10)"><g transform="translate(60)">', "is drawn off the figure (at 610, 90, outside its viewBox)"),
+    ('<g transform="scale(0.2)"><g transform="scale(0.2)">', "is shrunk to nothing (the transforms around it scale it by 0.04)"),
+])
+def test_text_the_groups_around_it_move_off_the_figure_or_shrink_is_refused(group, why):
+    """Round five: the transforms around a text are followed to where it is drawn (and how large)."""
+    closing = "</g>" * group.count("<g")
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50">{group}<text x="1" y="9" font-size="1">x'
+           f'</text>{closing}</svg>')
+    assert clean_svg(svg, "f-", "a").problems == (f"its <text> holding 'x' {why}: a reader does not see it, so it "
+                                                   "could split the text a reader sees",)
+
+
+def test_text_drawn_where_a_reader_sees_it_passes_whatever_moved_it_there():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><g transform="translate(50 25) rotate(-90)">'
+           '<text x="0" y="0" text-anchor="middle">label</text><text x="-20" dx="1 1 1">abc</text></g></svg>')
+    assert clean_svg(svg, "f-", "a").problems == ()
+
+
+def test_each_glyph_is_placed_by_its_own_position_in_the_lists():
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><text x="1" y="9" dy="0 900">{}</text></svg>'
+    assert clean_svg(svg.format("ab"), "f-", "a").problems == (
+        "its <text> holding 'ab' is drawn off the figure (at 1, 909, outside its viewBox): a reader does not see it, so "
+        "it could split the text a reader sees",)
+    assert clean_svg(svg.format("a"), "f-", "a").problems == ()  # no glyph at the second position
+
+
+def test_an_element_in_a_text_that_a_browser_does_not_draw_is_refused():
+    """Round five: Chromium draws nothing of a <text> inside a <text>, so its words would split a stamp that reads
+    whole (checked in Chromium: `✓ 输出<text>x</text>已验证` shows the stamp)."""
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><text x="1" y="9">✓ 输出<text>x</text>已验证'
+           '</text></svg>')
+    assert clean_svg(svg, "f-", "a").problems == ("it holds a <text> inside a <text>, where a browser draws only "
+                                                   "<tspan>: a reader does not see what it holds, so it could split "
+                                                   "the text a reader sees",)
+
+
+def test_an_svg_inside_the_figure_is_refused():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><svg width="1" height="1"><text x="50" y="9">'
+           'x</text></svg></svg>')
+    assert clean_svg(svg, "f-", "a").problems == ("it holds an <svg> inside the figure, which clips what it holds to a "
+                                                   "box of its own",)
 
 
 def test_text_in_an_invisible_group_is_refused_too():

@@ -180,10 +180,10 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
     for key in ("transform", "style"):  # on the outer <svg>, they would move or restyle it over the page
         if key in root.attrib:
             problems.append(f"its <svg> has a {key}, which would move it out of its place on the page")
-    box = root.get("viewBox", "").replace(",", " ").split()
-    size = max((_number(n) or 0 for n in box[2:4]), default=0) if len(box) == 4 else 0
+    box = [_number(n) or 0 for n in root.get("viewBox", "").replace(",", " ").split()]
+    frame = _Frame(tuple(box) if len(box) == 4 else (0, 0, 0, 0))
     texts: list[tuple[float, str]] = []  # each text's font size (in the figure's units) and its words
-    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none", SIZE: str(size)}, 0, texts)
+    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0, texts, frame)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
         problems += _references(root, prefix) + _read_text(root)
     if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
@@ -211,13 +211,22 @@ def _small_text(root: Element, texts: list[tuple[float, str]]) -> SmallText | No
 
 
 def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
-           texts: list[tuple[float, str]], in_text: bool = False, hidden: str | None = None) -> None:
+           texts: list[tuple[float, str]], frame: _Frame, in_text: bool = False, hidden: str | None = None,
+           start: tuple[float, float] = (0, 0)) -> None:
     """Clean an element and what it holds in place, and say what cannot be cleaned; add each text's font size
-    (scaled by the transforms around it) and words to `texts`. `hidden`: why a group around it draws nothing a
-    reader sees (opacity 0, a clip or a mask), if it does."""
+    (scaled by the transforms around it) and words to `texts`. `frame`: where the element draws, `hidden`: why
+    a group around it draws nothing a reader sees (opacity 0, a clip or a mask), if it does; `start`: where the
+    text around a <tspan> stands."""
     name = _name(element.tag)
     if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
         problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
+        return
+    if name == "svg" and depth:  # its own viewport would clip, or move, what it holds
+        problems.append("it holds an <svg> inside the figure, which clips what it holds to a box of its own")
+        return
+    if in_text and name != "tspan":  # a browser draws nothing else inside a text, so its words would be unseen
+        problems.append(f"it holds a <{name}> inside a <text>, where a browser draws only <tspan>: a reader does not "
+                        "see what it holds, so it could split the text a reader sees")
         return
     if depth > MAX_DEPTH:
         problems.append(f"its elements are nested deeper than {MAX_DEPTH}")
@@ -226,37 +235,130 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     style = _attributes(element, name, prefix, problems)
     colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in INHERITED},
                **{key: value for key, value in style.items() if key in INHERITED}}
-    colours[SCALE] = f"{(_number(inherited.get(SCALE, '1')) or 0) * _scale(element.get('transform', '')):g}"
-    hidden = hidden or _hides({**element.attrib, **style}) or (
+    transform = _transform(element.get("transform", ""))
+    frame = frame.within(transform)
+    hidden = hidden or _hides({**element.attrib, **style}) or _shrinks(transform, frame) or (
         f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None)
     for key in ("fill", "stroke"):
         if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
             _contrast(colours.get(key, ""), key, name, problems)
     textual = name in ("text", "tspan")
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
+    off = None
+    if textual:
+        start, off = _positions(element, start, frame, _number(colours.get("font-size", "")) or DEFAULT_FONT_SIZE,
+                                colours.get("text-anchor", "start").strip().lower())
     if textual and own_text.strip():
-        unseen = hidden or _hides_text(colours, element.attrib, own_text.strip())
+        unseen = hidden or _hides_text(colours, element.attrib, own_text.strip(), frame) or off
         if unseen:
             problems.append(f"its <{name}> holding {own_text.strip()[:MAX_LABEL]!r} {unseen}: a reader does not "
                             "see it, so it could split the text a reader sees")
         elif colours.get("font-size") is not None:
-            texts.append(((_number(colours["font-size"]) or 0) * (_number(colours[SCALE]) or 0), own_text.strip()))
+            texts.append(((_number(colours["font-size"]) or 0) * frame.scale, own_text.strip()))
     element.text = " ".join(element.text.split("\n")) if textual and element.text else None  # one line: Markdown
     element.tail = " ".join(element.tail.split("\n")) if in_text and element.tail else None  # keeps it whole
     for child in list(element):
         if not isinstance(child.tag, str) or _name(child.tag) in DROPPED:  # comments, metadata, style sheets
             element.remove(child)
         else:
-            _clean(child, prefix, problems, colours, depth + 1, texts, textual, hidden)
+            _clean(child, prefix, problems, colours, depth + 1, texts, frame, textual, hidden, start)
 
 
-INHERITED = ("fill", "stroke", "font-size")  # what an element takes from the group around it, if it does not say
-SIZE = " size"  # (a key no attribute has) the larger side of the figure's viewBox, handed down with what is inherited
-SCALE = " scale"  # (nor this) how much the transforms around an element scale what it draws
+INHERITED = ("fill", "stroke", "font-size", "text-anchor")  # what an element takes from the group around it
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
 MIN_TEXT_SHARE = 0.01  # a font size under this share of the figure's larger side is a few pixels on a phone, or none
-TRANSFORM_RE = re.compile(r"(scale|matrix)\s*\(([^)]*)\)", re.I)
+DEFAULT_FONT_SIZE = 16  # a browser's, where a text and the groups around it set none
+IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Where an element draws: the figure's viewBox (x, y, width, height), and the transforms around the element
+    as one matrix (a, b, c, d, e, f: a point x, y is drawn at a x + c y + e, b x + d y + f)."""
+
+    box: tuple[float, float, float, float]
+    ctm: tuple[float, ...] = IDENTITY
+
+    def within(self, transform: list[tuple[str, tuple[float, ...]]]) -> _Frame:
+        ctm = self.ctm
+        for _, matrix in transform:
+            ctm = _times(ctm, matrix)
+        return _Frame(self.box, ctm)
+
+    @property
+    def size(self) -> float:
+        """The larger side of the viewBox."""
+        return max(self.box[2], self.box[3])
+
+    @property
+    def scale(self) -> float:
+        """How much the transforms scale a length (the root of an area's scale: a text's size, on average)."""
+        a, b, c, d = self.ctm[:4]
+        return abs(a * d - b * c) ** 0.5
+
+    @property
+    def stretch(self) -> float:
+        """At most how much the transforms lengthen a line, whichever way it runs (at least the largest singular
+        value of the matrix)."""
+        a, b, c, d = self.ctm[:4]
+        return math.sqrt(a * a + b * b + c * c + d * d)
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        a, b, c, d, e, f = self.ctm
+        return a * x + c * y + e, b * x + d * y + f
+
+    def outside(self, x: float, y: float) -> float:
+        """How far a drawn point lies outside the viewBox (0 inside it)."""
+        left, top, width, height = self.box
+        return max(left - x, x - left - width, top - y, y - top - height, 0)
+
+
+def _times(m: tuple[float, ...], n: tuple[float, ...]) -> tuple[float, ...]:
+    """The matrix that applies n, then m."""
+    a, b, c, d, e, f = m
+    return (a * n[0] + c * n[1], b * n[0] + d * n[1], a * n[2] + c * n[3], b * n[2] + d * n[3],
+            a * n[4] + c * n[5] + e, b * n[4] + d * n[5] + f)
+
+
+def _transform(text: str) -> list[tuple[str, tuple[float, ...]]]:
+    """A transform attribute as its functions (each as written, and its matrix), read with tinycss2 (the syntax
+    is CSS's functions); one that a browser would not read is no transform at all, as a browser ignores it."""
+    functions = []
+    for token in tinycss2.parse_component_value_list(text):
+        if token.type in ("whitespace", "comment") or token.type == "literal" and token.value == ",":
+            continue
+        if token.type != "function":
+            return []
+        numbers = [t.value for t in token.arguments if t.type == "number"]
+        if any(t.type not in ("number", "whitespace", "comment") and not (t.type == "literal" and t.value == ",")
+               for t in token.arguments):
+            return []
+        matrix = _function_matrix(token.lower_name, numbers)
+        if matrix is None:
+            return []
+        functions.append((f"{token.name}({tinycss2.serialize(token.arguments).strip()})", matrix))
+    return functions
+
+
+def _function_matrix(name: str, numbers: list[float]) -> tuple[float, ...] | None:
+    """The matrix of one transform function with its numbers, or None where a browser would not read it."""
+    count = len(numbers)
+    if name == "matrix" and count == 6:
+        return tuple(numbers)
+    if name == "translate" and count in (1, 2):
+        return (1, 0, 0, 1, numbers[0], numbers[1] if count == 2 else 0)
+    if name == "scale" and count in (1, 2):
+        return (numbers[0], 0, 0, numbers[-1], 0, 0)
+    if name == "rotate" and count in (1, 3):
+        turn = math.radians(numbers[0])
+        cos, sin = math.cos(turn), math.sin(turn)
+        x, y = (numbers[1], numbers[2]) if count == 3 else (0, 0)
+        return (cos, sin, -sin, cos, x - cos * x + sin * y, y - sin * x - cos * y)
+    if name in ("skewx", "skewy") and count == 1:
+        tan = math.tan(math.radians(numbers[0]))
+        return (1, 0, tan, 1, 0, 0) if name == "skewx" else (1, tan, 0, 1, 0, 0)
+    return None
 
 
 def _number(value: str) -> float | None:
@@ -275,28 +377,70 @@ def _hides(properties: dict[str, str]) -> str | None:
     for key in ("clip-path", "mask"):
         if properties.get(key, "none") != "none":
             return f"is clipped ({key}), which can hide some of its characters: draw it unclipped (clip_on=False)"
-    for kind, numbers in TRANSFORM_RE.findall(properties.get("transform", "")):
-        if _area_scale(kind, numbers) < 0.01:
-            return f"is shrunk to nothing ({kind}({numbers.strip()}))"
     return None
 
 
-def _area_scale(kind: str, numbers: str) -> float:
-    """How much one scale() or matrix() of a transform scales an area."""
-    values = [_number(n) or 0 for n in numbers.replace(",", " ").split()]
-    return (abs(values[0] * values[3] - values[1] * values[2]) if kind.lower() == "matrix" and len(values) == 6
-            else abs(values[0] * (values[1] if len(values) > 1 else values[0])) if values else 1)
+MIN_AREA_SCALE = 0.01  # transforms that shrink an area below this share of it shrink what it holds to a smudge
 
 
-def _scale(transform: str) -> float:
-    """How much a transform scales a length (the root of its area's scale: a text's size, on average)."""
-    return math.prod(_area_scale(kind, numbers) for kind, numbers in TRANSFORM_RE.findall(transform)) ** 0.5
+def _shrinks(transform: list[tuple[str, tuple[float, ...]]], frame: _Frame) -> str | None:
+    """Why the transforms around an element shrink what it holds to nothing (one of its own, or all together)."""
+    for written, (a, b, c, d, _, _) in transform:
+        if abs(a * d - b * c) < MIN_AREA_SCALE:
+            return f"is shrunk to nothing ({written})"
+    if frame.scale ** 2 < MIN_AREA_SCALE:
+        return f"is shrunk to nothing (the transforms around it scale it by {frame.scale:.3g})"
+    return None
 
 
-def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str) -> str | None:
+# CSS pixels in each unit a length may have (SVG's); "em" and "ex" are the text's size, "%" the viewBox's.
+UNITS = {"": 1, "px": 1, "pt": 4 / 3, "pc": 16, "in": 96, "cm": 96 / 2.54, "mm": 96 / 25.4, "q": 96 / 101.6}
+LENGTH_RE = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)(em|ex|%|[a-z]*)\s*$", re.I)
+
+
+def _lengths(value: str, size: float, extent: float) -> list[float] | None:
+    """A list of lengths (x="1 2 3", one a glyph) in user units; None where a browser would not read it (and so
+    would ignore the attribute)."""
+    found = []
+    for part in value.replace(",", " ").split():
+        match = LENGTH_RE.match(part)
+        unit = match[2].lower() if match else None
+        per = {"em": size, "ex": size / 2, "%": extent / 100}.get(unit, UNITS.get(unit))
+        if per is None:
+            return None
+        found.append(float(match[1]) * per)
+    return found
+
+
+def _positions(element: Element, start: tuple[float, float], frame: _Frame, size: float, anchor: str
+               ) -> tuple[tuple[float, float], str | None]:
+    """Where a text element's glyphs start (from its x, y, dx and dy: SVG's per-glyph lists, a <tspan> going on
+    from `start` where it sets none), and why it is drawn off the figure, if a glyph's position lies farther
+    outside the viewBox than the glyph could reach back from it. Returns the last position too, where a <tspan>
+    inside goes on from."""
+    # A glyph is drawn within its size of its position (two, for the baseline's shift); a text anchored at its
+    # middle or end is moved back by up to its whole length.
+    glyphs = len("".join(element.itertext()))
+    reach = (2 + (glyphs if anchor in ("middle", "end") else 0)) * size * frame.stretch
+    left, top, width, height = frame.box
+    lists = [_lengths(element.get(key, ""), size, extent) or []
+             for key, extent in (("x", width), ("y", height), ("dx", width), ("dy", height))]
+    x, y = start
+    for n in range(min(max(map(len, lists)), glyphs) or 1):  # a position past the last glyph places none
+        xs, ys, dxs, dys = lists
+        x = xs[n] if n < len(xs) else x
+        y = ys[n] if n < len(ys) else y
+        x, y = x + (dxs[n] if n < len(dxs) else 0), y + (dys[n] if n < len(dys) else 0)
+        drawn = frame.point(x, y)
+        if frame.size and frame.outside(*drawn) > reach:
+            return (x, y), f"is drawn off the figure (at {drawn[0]:.6g}, {drawn[1]:.6g}, outside its viewBox)"
+    return (x, y), None
+
+
+def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str, frame: _Frame) -> str | None:
     """Why a text element's own characters are not seen: a size a reader cannot read, no fill (or a paint server's,
-    which may be empty), squeezed to nothing, or moved off the figure."""
-    size, box = colours.get("font-size"), _number(colours.get(SIZE, "0")) or 0
+    which may be empty), or squeezed to nothing (where it is drawn: _positions)."""
+    size, box = colours.get("font-size"), frame.size
     if size is not None and (_number(size) or 0) < max(1, MIN_TEXT_SHARE * box):
         return f"is drawn at font size {size}"
     fill = colours.get("fill", "")
@@ -309,10 +453,6 @@ def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str) 
     length = attributes.get("textLength")
     if length is not None and (_number(length) or 0) < len(text):
         return f"is squeezed to a length of {length}"
-    for key in ("dx", "dy"):
-        moved = [_number(n) or 0 for n in attributes.get(key, "").replace(",", " ").split()]
-        if box and any(abs(n) > box for n in moved):
-            return f"is moved off the figure ({key} {attributes[key][:20]})"
     return None
 
 
