@@ -161,9 +161,9 @@ def warm_cache(built) -> Path:
 
 @pytest.fixture
 def site(tmp_path: Path, warm_cache: Path) -> Path:
-    """A copy of the real site (posts, experiments, config, lock, warm source cache) to change freely."""
+    """A copy of the real site (posts, experiments, config, locks, warm source cache) to change freely."""
     copy = tmp_path / "site-src"
-    for name in ("docs", "experiments", "hooks", "overrides", "search"):
+    for name in ("docs", "experiments", "hooks", "matrix", "overrides", "search"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "requirements.txt", "sources.lock.json"):
         shutil.copy2(ROOT / name, copy / name)

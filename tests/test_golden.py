@@ -67,8 +67,18 @@ def test_the_overview_tables_and_texts(golden):
     archive = resources.Archive(b"an archive")
     golden("overview.md", "\n\n".join([
         overview.markdown_of("baseline.md", baseline=SERIES.baseline), overview.markdown_of("posts.md", model=model),
-        overview.markdown_of("environment.md", pins=[["autograd", "1.9.1"], ["numpy", "2.2.6"]]),
+        overview.markdown_of("environment.md", pins=[["autograd", "1.9.1"], ["numpy", "2.2.6"]], matrix=None),
         overview.markdown_of("archive.md", archive=archive, url="downloads/x.zip"),
+    ]) + "\n")
+
+
+def test_the_overview_of_a_series_with_a_matrix(golden):
+    matrix = overview.MatrixFacts((("Python 3.12 + numpy 1.26.4 | [x]", "downloads/a.lock.txt"),), True,
+                                  {"experiments/a.py": "1 个环境中一致", "experiments/b|c.py": "1 个环境不同"})
+    golden("overview-matrix.md", "\n\n".join([
+        overview.markdown_of("environment.md", pins=[["numpy", "2.2.6"]], matrix=matrix),
+        overview.markdown_of("experiments.md", page=addresses.script_page_src, matrix=matrix,
+                             experiments=[("experiments/a.py", ()), ("experiments/b|c.py", ())]),
     ]) + "\n")
 
 

@@ -22,7 +22,8 @@ from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, run_matrix
 from codeproof.series.blocks import parse_post
 from codeproof.series.config import SeriesConfigError, series_from_extra
 from conftest import ROOT, once_per_run
-from fixture_site import make_site
+from codeproof.site.addresses import matrix_lock_url
+from fixture_site import make_site, report
 
 LOCK = ROOT / "tests" / "matrix" / "python3.11-numpy1.26.lock"
 PINS = ["numpy==1.26.4", "autograd==1.9.1"]
@@ -313,3 +314,70 @@ def test_without_the_matrix_the_stamps_name_only_the_builds_environment_and_the_
     found = stamps(built / "posts" / "p" / "index.html")
     assert len(found) == 2 and not any("另在" in stamp for stamp in found)
     assert "本次构建没有在环境矩阵中运行它" in (built / "experiments" / "show" / "index.html").read_text(encoding="utf-8")
+
+
+MATRIX_OVERVIEW = "# Fixture series\n\n<!-- experiment-environment -->\n\n<!-- series-experiments -->\n"
+
+
+def overview_rows(built: Path) -> dict[str, list[str]]:
+    """The overview's table rows, by their first cell's text: each row's cells' text."""
+    html = (built / "index.html").read_text(encoding="utf-8")
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", html, re.S):
+        cells = [re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        if cells:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+@pytest.mark.slow  # runs in the environment made for the run
+def test_the_overview_lists_each_environment_with_its_published_lock_and_how_many_gave_each_scripts_output(
+        environments, tmp_path, monkeypatch):
+    site = site_with_matrix(tmp_path, environments, monkeypatch)
+    (site.root / "docs" / "index.md").write_text(MATRIX_OVERVIEW, encoding="utf-8")
+    monkeypatch.setenv("CODEPROOF_MATRIX", "1")
+    built, log = site.build()
+    assert built is not None, log
+    rows = overview_rows(built)
+    assert rows["Python 3.11 + numpy 1.26.4 + autograd 1.9.1"] == ["env.lock.txt"]
+    assert '<a href="downloads/env.lock.txt">env.lock.txt</a>' in (built / "index.html").read_text(encoding="utf-8")
+    assert (built / "downloads" / "env.lock.txt").read_bytes() == LOCK.read_bytes()
+    assert rows["show.py"][-1] == "1 个环境中一致"
+    assert rows["scalar.py"][-1] == "1 个环境不同"  # numpy 1.26.4 prints 1.0
+    assert "本次构建运行了环境矩阵" in (built / "index.html").read_text(encoding="utf-8")
+
+
+def test_without_the_matrix_the_overview_says_it_did_not_run(tmp_path, monkeypatch):
+    site = site_with_matrix(tmp_path, tmp_path / "no-environments", monkeypatch)
+    (site.root / "docs" / "index.md").write_text(MATRIX_OVERVIEW, encoding="utf-8")
+    monkeypatch.delenv("CODEPROOF_MATRIX", raising=False)
+    built, log = site.build()
+    assert built is not None, log
+    rows = overview_rows(built)
+    assert rows["show.py"][-1] == rows["scalar.py"][-1] == "本次构建未运行"
+    assert "本次构建没有运行环境矩阵。" in (built / "index.html").read_text(encoding="utf-8")
+    assert (built / "downloads" / "env.lock.txt").read_bytes() == LOCK.read_bytes()  # published all the same
+
+
+def test_a_lock_that_does_not_hold_its_pins_fails_the_build_at_its_environment_and_is_not_published(
+        tmp_path, monkeypatch):
+    site = site_with_matrix(tmp_path, tmp_path / "no-environments", monkeypatch)
+    lock = site.root / "env.lock"
+    lock.write_text(lock.read_text(encoding="utf-8").replace("numpy==1.26.4", "numpy==1.26.3"), encoding="utf-8")
+    monkeypatch.delenv("CODEPROOF_MATRIX", raising=False)
+    built, log = site.build()
+    assert built is None
+    line = 1 + next(n for n, text in enumerate((site.root / "mkdocs.yml").read_text(encoding="utf-8").split("\n"))
+                    if "- lock: env.lock" in text)
+    assert report(log) == (
+        f"1 problem:\n\nmkdocs.yml:{line}: matrix environment Python 3.11 + numpy 1.26.4 + autograd 1.9.1: its lock "
+        "env.lock does not hold numpy==1.26.4\n  hint: run ./dev.sh lock-requirements, which writes each "
+        "environment's lock from its pins, and commit it")
+
+
+@pytest.mark.parametrize("name, url", [("python3.12.lock", "downloads/python3.12.lock.txt"),
+                                       ("x.html", "downloads/x.html.txt"), ("reqs.txt", "downloads/reqs.txt"),
+                                       ("../..évil name.svg", "downloads/_.._vil_name.svg.txt")])
+def test_a_lock_is_published_under_a_name_a_browser_shows_as_text(name, url):
+    assert matrix_lock_url(name) == url
+

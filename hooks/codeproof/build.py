@@ -30,6 +30,7 @@ from codeproof.site.xref import PROGRESS_EVERY
 
 # A matrix verdict as a script page shows it.
 READER_SAYS = {SAME: "一致", WITHIN: "容差内一致", DIFFERS: "不同", FAILS: "运行失败"}
+VERDICT_ORDER = (SAME, WITHIN, DIFFERS, FAILS)  # from best to worst
 SCRIPT_TEMPLATE = "series-script.html"  # the theme templates of the pages the build adds (the host provides them)
 SOURCE_TEMPLATE = "series-source.html"
 
@@ -166,7 +167,8 @@ class SiteBuild:
         self.category_index = page_url if overview.CATEGORIES in proved.markdown else None
         experiments = {script["path"]: posts_using(self.series, self.parsed, script["path"])
                        for script in self.site.script_pages.values()}
-        return overview.fill(proved.markdown, self.engine.series, self.series, self.site.archive, experiments)
+        return overview.fill(proved.markdown, self.engine.series, self.series, self.site.archive, experiments,
+                             self._matrix_facts(experiments))
 
     def page_content(self, src_uri: str, html: str, page_url: str, href) -> str:
         """A post's rendered HTML once the guard has read it: its problems in its place where it fails, else its
@@ -267,6 +269,25 @@ class SiteBuild:
                          for key, block in blocks.items()],
                 "differences": [(self._block_name(v.block), v.environment, v.problem.detail or v.problem.message)
                                 for v in verdicts if v.problem]}
+
+    def _matrix_facts(self, scripts) -> overview.MatrixFacts | None:
+        """What the overview says of the matrix, where the series has one: each environment with its published lock,
+        and for each of the `scripts` how many environments gave what its posts record (each environment counted
+        by the worst verdict of the script's blocks there)."""
+        environments = self.engine.series.matrix.environments
+        if not environments:
+            return None
+        held = {}
+        for script in scripts:
+            worst: dict[str, int] = {}  # environment -> the index in VERDICT_ORDER of its worst verdict
+            for verdict in (v for v in self.verdicts if v.block.fields["File"] == script):
+                worst[verdict.environment] = max(worst.get(verdict.environment, 0), VERDICT_ORDER.index(verdict.said))
+            counts = [(said, list(worst.values()).count(n)) for n, said in enumerate(VERDICT_ORDER)]
+            held[script] = ("本次构建未运行" if self.matrix is None else "—" if not worst else
+                            f"{len(worst)} 个环境中一致" if counts[0][1] == len(worst) else
+                            "；".join(f"{count} 个环境{READER_SAYS[said]}" for said, count in counts if count))
+        return overview.MatrixFacts(tuple((e.name, addresses.matrix_lock_url(e.lock.name)) for e in environments),
+                                    self.matrix is not None, held)
 
     def _block_name(self, block) -> str:
         """A block as a reader finds it: its post's title, its kind and its line in the post's file."""

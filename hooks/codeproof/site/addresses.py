@@ -5,6 +5,7 @@ Markdown. One scheme, so every link to a generated page is made the same way."""
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from codeproof.common.fences import fence
@@ -31,6 +32,14 @@ def source_raw_src(path: str) -> str:
 
 
 SOURCE_MAP_SRC = f"{SOURCE_ROOT}/index.md"
+DOWNLOADS = "downloads"  # beside the experiments' archive (resources.ARCHIVE_URL)
+
+
+def matrix_lock_url(lock_name: str) -> str:
+    """Where a matrix environment's lock is published, for readers to install from: a name a browser shows as
+    text whatever the lock is called (x.html would be rendered), and no folder."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", lock_name).lstrip(".") or "lock"
+    return f"{DOWNLOADS}/{name}" + ("" if name.endswith(".txt") else ".txt")
 
 
 def script_page_src(script: str) -> str:
