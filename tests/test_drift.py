@@ -11,6 +11,8 @@ import yaml
 from codeproof.common.usercache import repository_cache
 from codeproof.__main__ import main
 from codeproof.drift import Release, release_differs
+from codeproof.experiments.matrix import ASK, MatrixError, find_python, label, uv_command
+from codeproof.experiments.sandbox import Interpreter
 from codeproof.common.yamledit import with_values
 from conftest import git, read_only
 from upstream import module_history
@@ -222,6 +224,41 @@ def test_run_reports_which_recorded_outputs_would_change_with_the_package_at_ref
     assert out.splitlines()[-1] == "drift: 1 changed, 1 moved, 1 unchanged, 1 gone; citations: 0 moved, 0 unchanged, 0 gone"
     runs = repository_cache(site) / "experiments"
     assert not runs.exists() or not any(runs.iterdir())
+
+
+def test_run_reports_each_outputs_change_in_each_environment_of_the_matrix_too(site, capsys, monkeypatch):
+    """`--run` runs the experiments in the matrix's environments too (here one whose interpreter is another Python
+    of the machine, and one that cannot be had): a line per block and environment."""
+    site, _, _ = site
+    other = next(filter(None, (find_python(version, uv_command()) for version in ("3.12", "3.13", "3.10"))), None)
+    if other is None:
+        pytest.skip("no other Python than the build's on this machine (pyenv install 3.12)")
+    (site / "experiments").mkdir()
+    (site / "experiments" / "show.py").write_text("from pkg.mod import g\n\nprint(g(1))\n")
+    post = site / "docs" / "posts" / "p.md"
+    post.write_text(POST + "\n[OUTPUT]\nFile: experiments/show.py\n\n```text\n2\n```\n")
+    line = post.read_text().splitlines().index("[OUTPUT]") + 1
+    config = site / "mkdocs.yml"
+    data = yaml.safe_load(config.read_text())
+    data["extra"]["series"]["experiments"] = {"matrix": {"environments": [
+        {"python": "3.12", "packages": ["numpy==1.26.4"], "lock": "a.lock"},
+        {"python": "3.99", "packages": ["numpy==1.26.4"], "lock": "b.lock"}]}}
+    config.write_text(yaml.safe_dump(data))
+    facts = json.loads(subprocess.run([other, "-I", "-c", ASK], capture_output=True, text=True, check=True).stdout)
+    interpreter = Interpreter(other, tuple(dict.fromkeys(facts.pop("roots"))), facts)
+
+    def made(environment, cache_dir):
+        if environment.python == "3.99":
+            raise MatrixError(f"matrix environment {environment.name}: no Python 3.99 on this machine", "install it")
+        return interpreter
+
+    monkeypatch.setattr("codeproof.drift.make", made)
+    code, out, _ = drift(site, "--to", "newer", "--run", capsys=capsys)
+    assert code == 1
+    changed = "would change\n--- recorded\n+++ printed there\n@@ -1 +1 @@\n-2\n+3"  # g(1) is 3 at the newer commit
+    assert f"docs/posts/p.md:{line}: output of experiments/show.py {changed}" in out
+    assert f"docs/posts/p.md:{line}: output of experiments/show.py in {label(interpreter)} {changed}" in out
+    assert "matrix environment Python 3.99 + numpy 1.26.4: no Python 3.99 on this machine (install it)" in out
 
 
 def test_a_release_archive_is_taken_only_if_it_holds_the_commits_files():

@@ -16,11 +16,12 @@ import pytest
 import yaml
 
 from codeproof.engine import Engine
-from codeproof.experiments.matrix import MatrixError, make, pins_held, uv_command
+from codeproof.common.filesystem import shown_path
+from codeproof.experiments.matrix import MatrixError, find_python, make, pins_held, uv_command
 from codeproof.experiments.runner import ExperimentRunner
-from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, run_matrix
-from codeproof.series.blocks import parse_post
-from codeproof.series.config import SeriesConfigError, series_from_extra
+from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, run_matrix, table
+from codeproof.series.blocks import parse_post, read_post
+from codeproof.series.config import SeriesConfigError, load_series, series_from_extra
 from conftest import ROOT, once_per_run
 from codeproof.site.addresses import matrix_lock_url
 from fixture_site import make_site, report
@@ -380,4 +381,38 @@ def test_a_lock_that_does_not_hold_its_pins_fails_the_build_at_its_environment_a
                                        ("../..évil name.svg", "downloads/_.._vil_name.svg.txt")])
 def test_a_lock_is_published_under_a_name_a_browser_shows_as_text(name, url):
     assert matrix_lock_url(name) == url
+
+
+@pytest.mark.real_site
+def test_every_environment_of_the_real_series_is_had_and_gives_each_experiments_block_a_verdict(tmp_path, capsys):
+    """The series' own matrix on its posts, as `./dev.sh build --matrix` runs it: each environment found on this
+    machine (PATH, pyenv; skipped, saying how to provide it, where one is missing, which fails under CI=true) and
+    made from its lock, each [OUTPUT] and [FIGURE] given a verdict in each; a difference fails only under strict.
+    The verdicts are printed (pytest -s shows them)."""
+    series = load_series(ROOT / "mkdocs.yml")
+    assert series.matrix.environments, "the series lists no matrix environment"
+    missing = [e.python for e in series.matrix.environments if find_python(e.python, uv_command()) is None]
+    if missing:
+        pytest.skip(f"no Python {', '.join(missing)} on this machine: install it (pyenv install {missing[0]}; the "
+                    "workflow's jobs run .ci/pythons)")
+    posts = [read_post(path, shown_path(path, ROOT))[0] for path in sorted((ROOT / "docs" / "posts").glob("*.md"))]
+    blocks = [block for post in posts for block in post.blocks if block.kind.runs]
+    assert blocks, "no [OUTPUT] or [FIGURE] in docs/posts/"
+    runner = ExperimentRunner(ROOT, tmp_path / "state", series.experiment_timeout, series.output_cap, use_cache=False,
+                              key_file=tmp_path / "state" / "key")
+    engine = Engine(series, runner=runner)
+    engine.start_experiments(posts)
+    built = {id(block): engine.check(block) for block in blocks}
+    runner.finish()
+    assert [checked.problem for checked in built.values() if checked.problem] == []
+    found, problems = run_matrix(engine, posts, built, "mkdocs.yml")
+    with capsys.disabled():
+        print("\n" + table(found), end="")
+    assert problems == []
+    labels = list(dict.fromkeys(verdict.environment for verdict in found))  # as readers name them: Python 3.12.1 …
+    assert len(labels) == len(series.matrix.environments)
+    assert sorted((v.block.post, v.block.line, v.environment) for v in found) == \
+        sorted((block.post, block.line, label) for block in blocks for label in labels)
+    if series.matrix.strict:
+        assert [v.problem for v in found if v.problem] == []
 

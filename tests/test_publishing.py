@@ -19,6 +19,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.adapter import search
 from codeproof.adapter.feeds import complete_json_feed
+from codeproof.series.config import load_series
 from conftest import ROOT, mkdocs
 from site_text import read_page
 
@@ -50,10 +51,29 @@ def test_the_workflow_runs_the_suite_on_push_and_pull_request_and_deploys_main_o
     text = WORKFLOW.read_text()
     assert re.search(r"^on:\n  push:\n  pull_request:", text, re.M)
     jobs = yaml.safe_load(text)["jobs"]
-    assert [step["run"] for step in jobs["test"]["steps"] if "run" in step] == ["bash .ci/run"]
+    assert [step["run"] for step in jobs["test"]["steps"] if "run" in step][-1] == "bash .ci/run"
     assert jobs["build"]["needs"] == "test" and sorted(jobs["deploy"]["needs"]) == ["build", "test"]
     assert "./dev.sh build" in text and "actions/deploy-pages" in text
     assert jobs["deploy"]["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
+
+
+def test_both_jobs_provide_the_matrixs_pythons_and_the_build_runs_the_matrix():
+    """Each Python of extra.series.experiments.matrix is built (.ci/pythons) before the suite and before the build,
+    which runs the matrix; no job has uv download a Python."""
+    wanted = sorted(e.python for e in load_series(ROOT / "mkdocs.yml").matrix.environments)
+    assert wanted
+    text = WORKFLOW.read_text()
+    jobs = yaml.safe_load(text)["jobs"]
+    for name in ("test", "build"):
+        runs = [step["run"] for step in jobs[name]["steps"] if "run" in step]
+        built = [run.split()[2:] for run in runs if run.startswith("bash .ci/pythons ")]
+        assert len(built) == 1, name
+        assert sorted(version.rsplit(".", 1)[0] for version in built[0]) == wanted, name
+        assert runs.index(f"bash .ci/pythons {' '.join(built[0])}") < next(
+            n for n, run in enumerate(runs) if ".ci/run" in run or "./dev.sh build" in run), name
+    assert "./dev.sh build --matrix" in next(step["run"] for step in jobs["build"]["steps"]
+                                             if "./dev.sh build" in step.get("run", ""))
+    assert "UV_PYTHON_DOWNLOADS" not in text  # dev.sh sets it to never; no job may change it
 
 
 def test_the_suite_and_the_deployed_build_run_where_bubblewrap_works():

@@ -23,6 +23,7 @@ from pathlib import Path
 from codeproof.common.errors import CodeproofError
 from codeproof.experiments.compare import outputs_match
 from codeproof.engine import Engine, run_failure
+from codeproof.experiments.matrix import MatrixError, label, make
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.common.filesystem import journal_file, read_text, write_together
 from codeproof.series.rewrite import rewritten_post
@@ -208,33 +209,44 @@ def as_json(drifts: list[Drift], to: str, commit: str, outputs: list[str] = (), 
 
 def output_changes(engine: Engine, posts: list[ParsedPost], package_tree: Path) -> tuple[list[str], bool]:
     """Run every experiment an [OUTPUT] block records with the package tree first on the path (autograd at
-    the other commit), in the build's sandbox and not cached; a line per block, and whether any would change."""
+    the other commit), in the build's sandbox and not cached, in the build's environment and in each of the
+    series' matrix (extra.series.experiments.matrix); a line per block and environment, and whether any would
+    change (or an environment cannot be had)."""
     series = engine.series
-    runner = ExperimentRunner(series.root, series.cache_dir, series.experiment_timeout, series.output_cap,
-                              use_cache=False, python_path=package_tree, limits=series.limits,
-                              budgets=series.budgets)
     blocks = [block for post in posts for block in post.blocks if block.kind.drifts is Drifts.OUTPUT]
-    try:
-        for script in dict.fromkeys(block.fields["File"] for block in blocks):
-            runner.start(script)
-        lines, changed = [], False
-        for block in blocks:
-            script = block.fields["File"]
-            run = runner.result(script)
-            where = f"{block.post}:{block.line}: output of {script}"
-            if not run.ok:
-                lines.append(f"{where} would fail: {run_failure(run, series.experiment_timeout)}")
-            elif block.quote is None or outputs_match(block.quote, run.stdout, block.tolerance):
-                lines.append(f"{where} unchanged")
-                continue
-            else:
-                diff = difflib.unified_diff(block.quote.splitlines(), run.stdout.splitlines(), "recorded",
-                                            "printed there", n=1, lineterm="")
-                lines.append(f"{where} would change\n" + "\n".join(diff))
+    lines, changed = [], False
+    for environment in (None, *series.matrix.environments):
+        try:
+            interpreter = make(environment, series.cache_dir) if environment is not None else None
+        except MatrixError as error:
+            lines.append(f"{error} ({error.hint})")
             changed = True
-    finally:
-        runner.finish()
+            continue
+        there = f" in {label(interpreter)}" if interpreter is not None else ""
+        runner = ExperimentRunner(series.root, series.cache_dir, series.experiment_timeout, series.output_cap,
+                                  use_cache=False, python_path=package_tree, limits=series.limits,
+                                  budgets=series.budgets, interpreter=interpreter)
+        try:
+            for script in dict.fromkeys(block.fields["File"] for block in blocks):
+                runner.start(script)
+            for block in blocks:
+                said, differs = _output_change(block, runner.result(block.fields["File"]), series.experiment_timeout)
+                lines.append(f"{block.post}:{block.line}: output of {block.fields['File']}{there} {said}")
+                changed = changed or differs
+        finally:
+            runner.finish()
     return lines, changed
+
+
+def _output_change(block: Block, run, timeout: float) -> tuple[str, bool]:
+    """What a block's run there says of its recorded output, and whether it would change."""
+    if not run.ok:
+        return f"would fail: {run_failure(run, timeout)}", True
+    if block.quote is None or outputs_match(block.quote, run.stdout, block.tolerance):
+        return "unchanged", False
+    diff = difflib.unified_diff(block.quote.splitlines(), run.stdout.splitlines(), "recorded", "printed there", n=1,
+                                lineterm="")
+    return "would change\n" + "\n".join(diff), True
 
 
 @dataclass(frozen=True)
