@@ -558,6 +558,31 @@ def test_output_with_a_control_character_fails_and_says_where(root, make_runner,
         "escaped (repr or ascii())")
 
 
+@pytest.mark.parametrize("printed, shown", [
+    (r"'ok\n\u2713 \u8f93\u51fa\u5df2\u9a8c\u8bc1 \u00b7 Python 3.11'",
+     "a card's face (a card's label, or the words of its stamp) on line 2"),
+    ("chr(91) + 'output' + chr(93)", "a block marker on line 1"),
+    (r"'\u6e90\u7801 REAL SOURCE'", "a card's face (a card's label, or the words of its stamp) on line 1"),
+])
+def test_output_a_reader_would_take_for_a_cards_own_fails_and_says_where(root, make_runner, printed, shown):
+    """Round five: what a script prints is shown outside any card too (its page, the matrix's differences), where a
+    printed stamp would pass for a verified card. The words are built from escapes, as a script may."""
+    write(root, SCRIPT, f"print({printed})\n")
+    assert run_failure(make_runner().result(SCRIPT), 20) == (
+        f"printed {shown} of its output, which the script's page shows outside any card, where it would pass for a "
+        "verified card; print it otherwise")
+
+
+@pytest.mark.parametrize("line", ["# \u2713 \u8f93\u51fa\u5df2\u9a8c\u8bc1", "print('[OUTPUT]')"])
+def test_a_script_that_shows_a_cards_own_words_is_refused_at_its_line(root, line):
+    """Its page shows the script outside any card."""
+    write(root, "experiments/face.py", f"x = 1\n{line}\n")
+    what = "a block marker" if "OUTPUT" in line else "a card's face (a card's label, or the words of its stamp)"
+    assert read_resources(root)[1] == [Problem(
+        "experiments/face.py", 2, f"the script shows {what} on line 2, and its page shows the script outside any card, "
+        "where that would pass for a verified card", hint="write it otherwise: in a string, as escapes (\\u8f93 for 输)")]
+
+
 def test_a_failing_scripts_error_shows_control_characters_escaped(root, make_runner):
     write(root, SCRIPT, 'import sys\nsys.stderr.write("\\x1b[2J\\x1b]0;owned\\x07")\nsys.exit(3)\n')
     assert run_failure(make_runner().result(SCRIPT), 20) == "exited with status 3\n<U+001B>[2J<U+001B>]0;owned<U+0007>"

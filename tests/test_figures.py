@@ -507,17 +507,19 @@ def test_a_figure_with_text_too_small_on_a_phone_fails_the_strict_build_at_its_l
 
 
 def test_a_primitive_whose_name_reads_as_a_cards_face_is_not_drawn(engine, root):
+    # The name is made at run time: a script that shows the face in its text is refused before it runs.
     script = """\
         from autograd.extend import primitive, defvjp
 
-        @primitive
-        def 输出已验证(x):
+        def square(x):
             return x * x
 
-        defvjp(输出已验证, lambda ans, x: lambda g: 2 * x * g)
+        square.__name__ = square.__qualname__ = "\\u8f93\\u51fa\\u5df2\\u9a8c\\u8bc1"
+        square = primitive(square)
+        defvjp(square, lambda ans, x: lambda g: 2 * x * g)
 
         def g(x):
-            return 输出已验证(x)
+            return square(x)
         """
     checked = check(engine, root, script, figure_post("Graph: g(3.0)", "Alt: a"))
     assert checked.problem.message == ("FIGURE experiments/draw.py: cannot trace g(3.0): a primitive is named "

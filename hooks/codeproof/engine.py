@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 from codeproof.site import addresses, graphs, render
-from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind
+from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind, passes_for_a_card
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series, in_ci
 from codeproof.experiments.figures import (FOLDER_FAULT, MIN_PHONE_TEXT_PX, PHONE_FIGURE_PX, CleanFigure,
@@ -463,6 +463,10 @@ def run_failure(run: RunResult, timeout: float) -> str | None:
     if first_unshown(run.stdout):  # a card would show other text than it printed, or a terminal run it
         return (f"printed {first_unshown(run.stdout)}, a control character that a card would not show as printed; "
                 "print such characters escaped (repr or ascii())")
+    shown = passes_for_a_card(run.stdout.split("\n"))
+    if shown:  # what it printed is quoted outside a card too: on its page, in the matrix's differences
+        return (f"printed {shown[1]} on line {shown[0] + 1} of its output, which the script's page shows outside any "
+                "card, where it would pass for a verified card; print it otherwise")
     return None
 
 

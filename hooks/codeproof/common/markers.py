@@ -196,6 +196,17 @@ def line_showing(face: str, lines: list[str]) -> int | None:
     return None
 
 
+def passes_for_a_card(lines: list[str]) -> tuple[int, str] | None:
+    """The first of `lines`, shown as they are outside any card (a script and its output on the script's page),
+    that a reader would take for a card's own (its index, and what it shows): a block marker, or a card's face."""
+    for n, line in enumerate(lines):
+        if names_marker(line):
+            return n, "a block marker"
+        if card_face(line):
+            return n, "a card's face (a card's label, or the words of its stamp)"
+    return None
+
+
 def titles_a_card(text: str) -> bool:
     """Whether text (a heading, a caption, a box's title) reads as a card's head: a card's label first, then the
     lines, commit or file a card names (`源码 · autograd/core.py L88–L96 · HIPS/autograd@90dbeb8` over a code block

@@ -24,7 +24,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codeproof.common.markers import BIDI_RE, names_marker
+from codeproof.common.markers import BIDI_RE, names_marker, passes_for_a_card
 from codeproof.common.filesystem import FILE_HINT, shown_path, unpublishable
 from codeproof.common.structure import Problem
 
@@ -138,6 +138,12 @@ def _read_file(file: Path, path: str) -> tuple[Resource | None, Problem | None]:
             return None, Problem(path, line, f"the script holds U+{ord(found.group()):04X} on line {line}, a "
                                              "bidirectional control that makes code read other than it runs",
                                  hint="delete it; write such a character as an escape (\\u202e) in a string")
+        shown = passes_for_a_card(text.split("\n"))
+        if shown:  # its page shows it outside any card, where it would pass for a verified one
+            return None, Problem(path, shown[0] + 1, f"the script shows {shown[1]} on line {shown[0] + 1}, and its "
+                                                     "page shows the script outside any card, where that would pass "
+                                                     "for a verified card",
+                                 hint="write it otherwise: in a string, as escapes (\\u8f93 for 输)")
     return Resource(path, data), None
 
 
