@@ -149,6 +149,7 @@ def test_a_committed_uv_is_never_run(clone, tmp_path):
     assert not marker.exists() and [path for path in started if ".cache" in path] == []
 
 
+@pytest.mark.browser  # axe-core is the browser tests': `./dev.sh test --fast` does not install it
 def test_axe_is_read_from_the_users_cache_never_from_the_repository():
     """node_modules/ in the tree, committed or not, is never read: axe-core is installed into the user's cache from
     copies of package.json and its lock (so no .npmrc of the repository's applies), and injected from there."""
