@@ -104,6 +104,18 @@ def test_a_lock_that_does_not_hold_a_pin_is_refused_before_anything_is_made(tmp_
     assert not (tmp_path / "cache").exists()
 
 
+def test_a_lock_that_is_a_link_is_refused_and_never_read(tmp_path):
+    """A committed link in a lock's place could have the build read, and publish beside the archive, any file of
+    the machine."""
+    root = tmp_path / "root"
+    (environment,) = series_with_matrix(root).matrix.environments
+    host = tmp_path / "host.txt"
+    host.write_text(LOCK.read_text())  # even a valid lock, when it is reached through a link
+    (root / "env.lock").unlink()
+    (root / "env.lock").symlink_to(host)
+    assert pins_held(environment) == "its lock env.lock is missing or a link"
+
+
 @pytest.mark.parametrize("line", ["--extra-index-url https://example.org/simple", "-e git+https://example.org/x.git",
                                   "--find-links /tmp", "evil @ https://example.org/evil.tar.gz"])
 def test_a_lock_holding_anything_but_pins_hashes_and_comments_is_refused_before_uv_reads_it(tmp_path, line):
