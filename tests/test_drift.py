@@ -186,7 +186,7 @@ def test_rebase_moves_the_baseline_rewrites_changed_quotes_and_leaves_gone_ones_
     assert "    y = x * 3\n" in (site / "docs" / "posts" / "p.md").read_text()
     code = main(["check", "--config", str(site / "mkdocs.yml")])
     err = capsys.readouterr().err
-    assert code == 1 and err.count("docs/posts/p.md:") == 1 and "docs/posts/p.md:34:" in err  # only h is left
+    assert code == 1 and err.count("docs/posts/p.md:") == 1 and "docs/posts/p.md:36:" in err  # only h is left, at its Symbol line
 
 
 def test_rebase_that_cannot_write_one_file_changes_none_and_says_so(released, capsys, monkeypatch):

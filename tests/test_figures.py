@@ -425,9 +425,9 @@ def test_a_primitive_the_script_defines_links_to_its_own_defvjp(engine, root):
     ("g(undefined_name)", "cannot trace g(undefined_name): NameError: name 'undefined_name' is not defined"),
     ("const(1.0)", "cannot trace const(1.0): the output does not depend on the input: autograd traced no operation"),
 ])
-def test_a_graph_that_cannot_be_traced_fails_at_its_line(engine, root, graph, message):
+def test_a_graph_that_cannot_be_traced_fails_at_its_graph_line(engine, root, graph, message):
     checked = check(engine, root, GRAPH_SCRIPT, figure_post(f"Graph: {graph}", "Alt: a"))
-    assert checked.problem.line == 5 and checked.problem.message == f"FIGURE experiments/draw.py: {message}"
+    assert checked.problem.line == 7 and checked.problem.message == f"FIGURE experiments/draw.py: {message}"
 
 
 def test_the_drawn_graph_is_the_same_bytes_in_every_process(engine, root):

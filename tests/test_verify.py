@@ -182,10 +182,10 @@ def test_a_quote_outside_its_symbol_is_refused():
     )
 
 
-def test_an_unknown_symbol_suggests_close_names():
+def test_an_unknown_symbol_suggests_close_names_at_the_symbol_line():
     checked = check("Nod.__init__", "        self.value = value")
     assert str(checked.problem) == (
-        "docs/posts/x.md:1: REAL SOURCE pkg/mod.py (Symbol Nod.__init__) at aaaaaaa: symbol 'Nod.__init__' is not in "
+        "docs/posts/x.md:3: REAL SOURCE pkg/mod.py (Symbol Nod.__init__) at aaaaaaa: symbol 'Nod.__init__' is not in "
         "the file\n  hint: did you mean Node.__init__?"
     )
 

@@ -292,7 +292,7 @@ class Engine:
         if isinstance(graph, str):
             return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
                                  "the call runs after the script, with its globals: name a function it defines "
-                                 "and an input autograd can trace", run)
+                                 "and an input autograd can trace", run, line=block.line_of("Graph"))
         return produced, graph
 
     def _written(self, block: Block, run: RunResult) -> tuple[str, CleanFigure] | Checked:
@@ -394,8 +394,10 @@ class Engine:
         return None
 
     @staticmethod
-    def _problem(block: Block, message: str, hint: str, run: RunResult | None = None) -> Checked:
-        return Checked(block, problem=Problem(block.post, block.line, message, hint=hint), run=run)
+    def _problem(block: Block, message: str, hint: str, run: RunResult | None = None, line: int | None = None
+                 ) -> Checked:
+        """A problem of the block, at its marker's line, or at the `line` of the field it is about."""
+        return Checked(block, problem=Problem(block.post, line or block.line, message, hint=hint), run=run)
 
 
 @dataclass(frozen=True)

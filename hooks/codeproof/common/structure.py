@@ -92,9 +92,14 @@ class Block:
     end: int  # index just past the block (past the closing fence, or the header paragraph)
     quote_start: int | None = None  # index of the first quoted line, when there is a fence
     tolerance: Tolerance | None = None  # of an [OUTPUT] block's numbers, from its Tolerance line
+    field_lines: dict[str, int] = field(default_factory=dict)  # each header key -> the file line it is given on
 
     def where(self) -> str:
         return f"{self.post}:{self.line}"
+
+    def line_of(self, key: str) -> int:
+        """The file line of a header field (`Symbol:`), where a problem with its value is reported."""
+        return self.field_lines.get(key, self.line)
 
     def quote_line(self, k: int) -> int:
         """The file line of the quote's line k (0-based)."""

@@ -79,7 +79,7 @@ def verify_source_quote(block: Block, ref: FileRef, text: str) -> Checked:
         spans = [index.spans(spec) for spec in specs]
     except SymbolError as error:
         hint = imported_here(text, block.fields["Symbol"], ref.path) or error.hint
-        return Checked(block, problem=Problem(block.post, block.line, f"{label}: {error}", hint=hint))
+        return Checked(block, problem=Problem(block.post, block.line_of("Symbol"), f"{label}: {error}", hint=hint))
     except SyntaxError as error:
         return Checked(block, problem=Problem(block.post, block.line, f"{label}: file does not parse: {error}"))
     except (RecursionError, MemoryError, ValueError) as error:  # nested too deep, null bytes: ast gives up

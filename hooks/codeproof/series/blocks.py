@@ -220,7 +220,8 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
     if problems:
         parsed.problems.extend(problems)
     else:
-        parsed.blocks.append(Block(kind, fields, quote, parsed.post, line, start, end, quote_start, tolerance))
+        parsed.blocks.append(Block(kind, fields, quote, parsed.post, line, start, end, quote_start, tolerance,
+                                   {key: line + offset for key, offset in offsets.items()}))
     return max(end, start + 1)
 
 
