@@ -183,6 +183,24 @@ def test_a_run_that_leaves_more_than_its_folder_may_hold_fails_naming_the_budget
     assert run_failure(result, 20) == f"left in its folder {over}"
 
 
+def test_a_run_that_would_fill_the_disk_is_ended_once_past_its_folders_budget(root, make_runner):
+    """Round five: the folder was counted only after the run, so within its time a script could fill the disk. It
+    is counted while the script runs, which is ended there and then (it would write until its 60 s timeout)."""
+    (root / "experiments" / "fill.py").write_text(
+        "n = 0\nwhile True:\n    open(f'f{n}', 'wb').write(b' ' * (1 << 20))\n    n += 1\n")
+    result = make_runner(timeout=60, budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert (result.ok, result.timed_out) == (False, False)
+    assert result.over_budget == ("more than 4 MiB of files, past the budget run_mib (4 MiB; "
+                                  "extra.series.experiments.budgets.run_mib in mkdocs.yml)")
+
+
+def test_in_the_bwrap_sandbox_tmp_holds_no_more_than_the_folders_budget(root, make_runner):
+    """/tmp is the sandbox's own memory: by default half the machine's, which a script could fill."""
+    (root / "experiments" / "fill.py").write_text("open('/tmp/big', 'wb').write(b' ' * (8 << 20))\n")
+    result = make_runner(sandbox="bwrap", budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert result.returncode == 1 and "OSError: [Errno 28] No space left on device" in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize("script, budgets, over", [
     ("import os\nfor n in range(60):\n    os.mkdir(f'd{n}')\n", Budgets(run_files=50),
      "more than 50 files, past the budget run_files (50; extra.series.experiments.budgets.run_files in mkdocs.yml)"),

@@ -48,6 +48,7 @@ LIMIT_NAMES = tuple(Limits.__dataclass_fields__)  # the order in which the super
 RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
 CANCEL_SEEN_WITHIN = 0.1  # seconds a run's thread takes at most to see that the build was cancelled
+WATCHED_EVERY = 0.25  # seconds between two counts of a running script's folder against the budgets
 # The supervisor's program, run as `python -B -c SUPERVISOR …` (see supervisor): its text, not its path, so that
 # nothing of the repository need be seen in the sandbox.
 SUPERVISOR = Path(supervisor.__file__).read_text(encoding="utf-8")
@@ -172,15 +173,22 @@ class ExperimentRunner:
         for run in running:
             run.ask_to_end()
 
-    def _wait(self, run: Supervised, deadline: float) -> bool:
+    def _wait(self, run: Supervised, deadline: float, run_dir: Path) -> bool:
         """Wait for the supervisor to end, until the deadline (then True: timed out) or until the build is cancelled
-        (then False, and the caller stops the run: cancel() may have come before this run was listed)."""
+        (then False, and the caller stops the run: cancel() may have come before this run was listed). Every
+        WATCHED_EVERY seconds the run's folder is counted: a run past its budgets is asked to end there and then,
+        so that no run fills the disk within its time (the caller reports the budget)."""
+        watched = time.monotonic()
         while run.process.poll() is None and not self._cancelled:
             try:
                 run.process.wait(timeout=max(0.0, min(deadline - time.monotonic(), CANCEL_SEEN_WITHIN)))
             except subprocess.TimeoutExpired:
                 if time.monotonic() >= deadline:
                     return True
+                if time.monotonic() - watched >= WATCHED_EVERY:
+                    watched = time.monotonic()
+                    if self._over_budget(run_dir):
+                        run.ask_to_end()
         return False
 
     def cache_entry(self, script: str) -> Path:
@@ -313,7 +321,8 @@ class ExperimentRunner:
                 *(str(getattr(self.limits, name)) for name in LIMIT_NAMES), "0", json.dumps(calls), TRACE]
         if self.sandbox == "bwrap":
             readable = (*((self.python_path,) if self.python_path else ()), *map(Path, self.readable))
-            argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,), readable=readable) + argv
+            argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,), readable=readable,
+                                 tmp_bytes=self.budgets.run_mib * 1024 * 1024) + argv
             if os.geteuid() == 0:  # the supervisor becomes NOBODY (see bwrap_command); the script writes here
                 give(run_dir, NOBODY)
                 argv[-3] = str(NOBODY)
@@ -339,7 +348,7 @@ class ExperimentRunner:
         ]
         for reader in readers:
             reader.start()
-        timed_out = self._wait(run, started + self.timeout)
+        timed_out = self._wait(run, started + self.timeout, run_dir)
         run.stop()  # a no-op when the supervisor ended by itself, having ended every descendant
         with self._lock:
             self._running.discard(run)

@@ -86,9 +86,11 @@ def interpreter_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys([sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]))
 
 
-def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = ()) -> list[str]:
+def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = (),
+                  tmp_bytes: int = 512 << 20) -> list[str]:
     """The sandbox: the system's programs and libraries and the interpreter (and `readable`, e.g. another
-    commit's package for drift --run), read-only; the run's folder, writable; a private /tmp, /dev and /proc
+    commit's package for drift --run), read-only; the run's folder, writable; a private /tmp (in memory, of at
+    most `tmp_bytes`: else half the machine's memory), /dev and /proc
     (a PID namespace: no other process visible); no network, no IPC, no other namespace shared, a session of
     its own. `hidden` files (the cache's key), where they are among what it sees, read as empty.
 
@@ -114,7 +116,8 @@ def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), reada
     namespaces = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if os.geteuid() == 0 else ["--unshare-all"])
     return ["bwrap", *namespaces, "--new-session", "--die-with-parent",
-            "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp",  # then what lies in it: a venv
+            "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+            # then what lies in /tmp (a venv, the run's folder) is bound over that memory, and counts none of it
             *[arg for folder in leading for arg in ("--dir", folder)], *system,
             *[arg for path in seen for arg in ("--ro-bind", path, path)],
             "--bind", str(run_dir), str(run_dir), *hide, "--chdir", str(cwd), "--"]
