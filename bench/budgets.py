@@ -48,7 +48,8 @@ def main() -> None:
     graph = read_graph(record(nodes))
     assert not isinstance(graph, str), graph
     timed(f"drawing the largest graph within the budgets ({MAX_NODES} nodes, {edges} edges)",
-          lambda: graphs.draw(graph, "f(x)", "a", "p-", lambda r: None, lambda path: None))
+          lambda: graphs.draw(graphs.LaidOut(graph, graphs.lay_out(graph, "f(x)")), "a", "p-", lambda r: None,
+                              lambda path: None))
 
     patterns = '<pattern id="p0" width="1" height="1"><rect width="1" height="1"/></pattern>' + "".join(
         f'<pattern id="p{n}" width="10" height="10">' + f'<rect width="1" height="1" fill="url(#p{n - 1})"/>' * 10

@@ -90,7 +90,7 @@ def main() -> None:
         read = lambda path: (package / path).read_text(encoding="utf-8") if (package / path).is_file() else None
         started = time.perf_counter()
         for _ in range(20):
-            graphs.draw(graph, call, "alt", "p-", lambda found: "#", read)
+            graphs.draw(graphs.LaidOut(graph, graphs.lay_out(graph, call)), "alt", "p-", lambda found: "#", read)
         print(f"drawing its graph ({len(graph.nodes)} nodes, layout and SVG): {(time.perf_counter() - started) / 20 * 1000:.1f} ms")
 
         (tmp / "plot" / "experiments").mkdir(parents=True)

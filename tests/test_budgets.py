@@ -5,6 +5,7 @@ budget set in extra.series.experiments.budgets, and past one the problem names i
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from codeproof.experiments.figures import FOLDER_FAULT, clean_svg, collect_figur
 from codeproof.experiments.tracing import MAX_MAKERS, MAX_NAMES, read_graph
 from codeproof.engine import run_failure
 from codeproof.series.config import SeriesConfigError, load_series
+from codeproof.site import graphs
 from fixture_site import OUTPUT, SCRIPT, make_site
 
 BUDGETS = Budgets()
@@ -67,6 +69,14 @@ def nested_patterns(levels: int, fan_out: int) -> str:
             "".join(f'<rect x="{k}" width="1" height="1" fill="url(#p{n - 1})"/>' for k in range(fan_out)) + "</pattern>"
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs>{defs}</defs>'
             f'<rect width="100" height="50" fill="url(#p{levels - 1})"/></svg>')
+
+
+def test_laying_out_a_graph_stops_at_its_deadline():
+    """Round five: drawing had no clock of its own (the size budgets bound it: bench/budgets.py times the worst)."""
+    graph = read_graph(record([node(), node([0]), node([1]), node([0, 2])]))
+    with pytest.raises(graphs.PastDeadline):
+        graphs.lay_out(graph, "f(x)", deadline=time.monotonic() - 1)
+    assert graphs.lay_out(graph, "f(x)", deadline=time.monotonic() + 60).boxes  # in time: laid out
 
 
 def test_patterns_that_fill_with_patterns_are_refused_past_the_reference_depth():

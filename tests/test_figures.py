@@ -372,7 +372,7 @@ GRAPH_SCRIPT = """\
 def test_the_traced_graph_of_a_small_function_has_exactly_its_primitives_and_edges(engine, root):
     checked = check(engine, root, GRAPH_SCRIPT, figure_post("Graph: g(1.5)", "Alt: a"))
     assert checked.problem is None, checked.problem
-    graph = checked.figure
+    graph = checked.figure.graph
     names = [node.name for node in graph.nodes]
     edges = {(names[p], node.name) for node in graph.nodes for p in node.parents}
     # Written by hand from the function, not from a trace: g(x) = sin(x) * x + exp(x) / 2.0.
@@ -384,7 +384,7 @@ def test_the_traced_graph_of_a_small_function_has_exactly_its_primitives_and_edg
 
 def test_each_node_links_to_the_registration_that_took_effect(engine, root):
     checked = check(engine, root, GRAPH_SCRIPT, figure_post("Graph: g(1.5)", "Alt: a"))
-    graph = checked.figure
+    graph = checked.figure.graph
     package = Path(metadata.distribution("autograd").locate_file("autograd")).parent
 
     def read(path: str) -> str:
@@ -413,7 +413,7 @@ def test_a_primitive_the_script_defines_links_to_its_own_defvjp(engine, root):
         defvjp(square, lambda ans, x: lambda g: 2 * x * g)
         """
     checked = check(engine, root, script, figure_post("Graph: square(3.0)", "Alt: a"))
-    (node,) = checked.figure.nodes[1:]
+    (node,) = checked.figure.graph.nodes[1:]
     found = graphs.registration(node, lambda path: (root / path).read_text())
     assert (found.path, found.first, found.line) == (SCRIPT, 7, "defvjp(square, …)")
 
@@ -430,16 +430,28 @@ def test_a_graph_that_cannot_be_traced_fails_at_its_graph_line(engine, root, gra
     assert checked.problem.line == 7 and checked.problem.message == f"FIGURE experiments/draw.py: {message}"
 
 
+def test_a_graph_whose_layout_passes_its_deadline_fails_at_its_graph_line_naming_the_budget(engine, root, monkeypatch):
+    def too_long(graph, call, deadline):
+        raise graphs.PastDeadline
+
+    monkeypatch.setattr(graphs, "lay_out", too_long)
+    checked = check(engine, root, GRAPH_SCRIPT, figure_post("Graph: g(1.0)", "Alt: a"))
+    assert (checked.problem.line, checked.problem.message) == (7, (
+        "FIGURE experiments/draw.py: laying out the graph of g(1.0) took longer than the budget draw_seconds (10 s; "
+        "extra.series.experiments.budgets.draw_seconds in mkdocs.yml)"))
+
+
 def test_the_drawn_graph_is_the_same_bytes_in_every_process(engine, root):
     """Drawn again from the run's record in processes with other hash seeds (set and dict orders, ids)."""
     checked = check(engine, root, GRAPH_SCRIPT, figure_post("Graph: g(1.5)", "Alt: a"))
     drawing = ("import sys; from codeproof.experiments.tracing import read_graph; from codeproof.site import graphs; "
-               "print(graphs.draw(read_graph(sys.stdin.read()), 'g(1.5)', 'a', 'p-', lambda r: f'#{r.first}', "
-               "lambda path: None))")
+               "graph = read_graph(sys.stdin.read()); "
+               "print(graphs.draw(graphs.LaidOut(graph, graphs.lay_out(graph, 'g(1.5)')), 'a', 'p-', "
+               "lambda r: f'#{r.first}', lambda path: None))")
     drawn = {subprocess.run([sys.executable, "-c", drawing], input=checked.run.traces["g(1.5)"], text=True,
                             capture_output=True, check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
              for seed in ("1", "2", "3")}
-    here = graphs.draw(checked.figure, "g(1.5)", "a", "p-", lambda r: f"#{r.first}", lambda path: None)
+    here = graphs.draw(checked.figure, "a", "p-", lambda r: f"#{r.first}", lambda path: None)
     assert drawn == {here + "\n"} and here.count("<rect") == 6 and "<a " not in here
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
@@ -19,7 +20,7 @@ from codeproof.experiments.figures import (FOLDER_FAULT, MIN_PHONE_TEXT_PX, PHON
                                            SmallText, clean_svg)
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
-from codeproof.experiments.tracing import TracedGraph, read_graph
+from codeproof.experiments.tracing import read_graph
 from codeproof.common.kinds.figure import traced_call
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.citations import (Form, PinnedTree, Verdict, definitions_from_json, definitions_of,
@@ -283,8 +284,9 @@ class Engine:
                             f"{small.figure_width / 72:.1f} in wide, cropped to what it draws), or that text at least "
                             f"{math.ceil(small.least_size())} pt (it is {small.font_size:g} pt): the guide's sizing rule")
 
-    def _traced(self, block: Block, run: RunResult) -> tuple[str, TracedGraph] | Checked:
-        """(what the run produced, what the card draws) of a Graph: the trace's record, and the graph it holds."""
+    def _traced(self, block: Block, run: RunResult) -> tuple[str, graphs.LaidOut] | Checked:
+        """(what the run produced, what the card draws) of a Graph: the trace's record, and the graph it holds laid
+        out (within the budget draw_seconds)."""
         script, call = block.fields["File"], traced_call(block.fields)
         produced = run.traces.get(call)
         graph = read_graph(produced, self.series.budgets) if produced is not None \
@@ -293,7 +295,14 @@ class Engine:
             return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
                                  "the call runs after the script, with its globals: name a function it defines "
                                  "and an input autograd can trace", run, line=block.line_of("Graph"))
-        return produced, graph
+        try:
+            layout = graphs.lay_out(graph, call, time.monotonic() + self.series.budgets.draw_seconds)
+        except graphs.PastDeadline:
+            return self._problem(block, f"FIGURE {script}: laying out the graph of {call} took longer than "
+                                        f"{self.series.budgets.phrase('draw_seconds')}",
+                                 "trace a smaller computation (fewer operations), or raise the budget", run,
+                                 line=block.line_of("Graph"))
+        return produced, graphs.LaidOut(graph, layout)
 
     def _written(self, block: Block, run: RunResult) -> tuple[str, CleanFigure] | Checked:
         """(what the run produced, what the card keeps) of a Figure: the SVG the script wrote, and that SVG cleaned."""
@@ -330,7 +339,7 @@ class Engine:
                 addresses.source_page_url(found.path)
             return link(page) + f"#L{found.first}-L{found.last}" if found.path in published else None
 
-        return graphs.draw(checked.figure, traced_call(block.fields), block.fields["Alt"], self._prefix(block), address, read)
+        return graphs.draw(checked.figure, block.fields["Alt"], self._prefix(block), address, read)
 
     @staticmethod
     def _prefix(block: Block) -> str:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Callable
 
 from codeproof.common.templates import TEMPLATES
@@ -74,13 +75,38 @@ def _last_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
 
 
-def draw(graph: TracedGraph, call: str, alt: str, prefix: str, link: Callable[[Registration], str | None],
-         read: Callable[[str], str | None]) -> str:
-    """The graph as inline SVG named `alt`, its ids starting with `prefix`: `link(registration)` is a node's
-    address on the site (None: no link)."""
+class PastDeadline(Exception):
+    """Laying a graph out took longer than its budget (Budgets.draw_seconds)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a graph's drawing puts each node's box (its centre, size and label) and each edge's route."""
+
+    width: float
+    height: float
+    boxes: tuple[tuple[float, float, float, float, str], ...]  # each node's x, y (its centre), w, h and label
+    paths: tuple[str, ...]  # each edge's points, as an SVG polyline takes them
+
+
+@dataclass(frozen=True)
+class LaidOut:
+    """A traced graph (what a run's verdict compares) with where its drawing puts it."""
+
+    graph: TracedGraph
+    layout: Layout = field(compare=False)
+
+
+def lay_out(graph: TracedGraph, call: str, deadline: float | None = None) -> Layout:
+    """The graph laid out in layers (grandalf's Sugiyama layout), the input on top; PastDeadline once
+    time.monotonic() passes `deadline` between two of the layout's steps."""
     # Imported here: grandalf imports numpy (50 ms), which a build that draws no graph need not pay.
     from grandalf.graphs import Edge, Graph, Vertex
     from grandalf.layouts import SugiyamaLayout
+
+    def in_time() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise PastDeadline
 
     vertices = [Vertex(n) for n in range(len(graph.nodes))]
     labels = [_label(node, n, call) for n, node in enumerate(graph.nodes)]
@@ -92,8 +118,14 @@ def draw(graph: TracedGraph, call: str, alt: str, prefix: str, link: Callable[[R
         edge.view = _Route()
     layout = SugiyamaLayout(Graph(vertices, edges).C[0])
     layout.xspace, layout.yspace = 12, GAP
+    in_time()
     layout.init_all(roots=[vertices[0]])
-    layout.draw()
+    for oneway in (False, True):  # as layout.draw() orders the layers: down and up, then down once more
+        for _ in layout.ordering_step(oneway=oneway):
+            in_time()
+    layout.setxy()
+    in_time()
+    layout.draw_edges()
     left = min(v.view.xy[0] - v.view.w / 2 for v in vertices)
     top = min(v.view.xy[1] - v.view.h / 2 for v in vertices)
     width = max(v.view.xy[0] + v.view.w / 2 for v in vertices) - left
@@ -102,17 +134,26 @@ def draw(graph: TracedGraph, call: str, alt: str, prefix: str, link: Callable[[R
     def at(point):
         return f"{point[0] - left + 1:.1f},{point[1] - top + 1:.1f}"
 
-    nodes = []
-    for n, (vertex, label, node) in enumerate(zip(vertices, labels, graph.nodes)):
+    return Layout(width + 2, height + 2,
+                  tuple((v.view.xy[0] - left + 1, v.view.xy[1] - top + 1, v.view.w, v.view.h, label)
+                        for v, label in zip(vertices, labels)),
+                  tuple(" ".join(at(point) for point in _ends(edge)) for edge in edges))
+
+
+def draw(laid: LaidOut, alt: str, prefix: str, link: Callable[[Registration], str | None],
+         read: Callable[[str], str | None]) -> str:
+    """The laid-out graph as inline SVG named `alt`, its ids starting with `prefix`: `link(registration)` is a
+    node's address on the site (None: no link)."""
+    graph, nodes = laid.graph, []
+    for n, ((x, y, w, h, label), node) in enumerate(zip(laid.layout.boxes, graph.nodes)):
         found = registration(node, read) if node.makers else None
-        x, y = vertex.view.xy[0] - left + 1, vertex.view.xy[1] - top + 1
-        nodes.append({"x": x, "y": y, "w": vertex.view.w, "h": vertex.view.h, "label": label,
+        nodes.append({"x": x, "y": y, "w": w, "h": h, "label": label,
                       "kind": "input" if n == 0 else "output" if n == graph.output else "primitive",
                       "href": link(found) if found else None,
                       "tip": f"{found.path}:{found.first}  {found.line}" if found else None})
-    paths = [" ".join(at(point) for point in _ends(edge)) for edge in edges]
     return TEMPLATES.get_template("graph.svg").render(
-        alt=alt, prefix=prefix, width=width + 2, height=height + 2, nodes=nodes, paths=paths).strip().replace("\n", "")
+        alt=alt, prefix=prefix, width=laid.layout.width, height=laid.layout.height, nodes=nodes,
+        paths=laid.layout.paths).strip().replace("\n", "")
 
 
 def _label(node: TracedNode, n: int, call: str) -> str:
