@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,12 +66,20 @@ def traced_dev_sh(repo: Path, tmp_path: Path, *args: str, **extra_env: str) -> t
         'chmod +x "$3/bin/python" && exit 0; fi\n'
         'echo "python3 $*: refused by the test" >&2\nexit 1\n')
     (fake_bin / "python3").chmod(0o755)
-    log = tmp_path / f"strace-{len(list(tmp_path.glob('strace-*')))}"  # a prefix of its own for each call
     env = {**os.environ, "PATH": f"{fake_bin}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(tmp_path / "user-cache"),
            **extra_env}
     env.pop("CODEPROOF_VENV", None)
+    return traced(["./dev.sh", *args], repo, env, tmp_path)
+
+
+def traced(argv: list[str], repo: Path, env: dict[str, str], tmp_path: Path
+           ) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """argv, run in `repo` under `strace -f`: (the run, every program it started). Every file it opened to write,
+    made, removed or renamed is inside the repository, the test's folder or the user cache `env` names, or a
+    device."""
+    log = tmp_path / f"strace-{len(list(tmp_path.glob('strace-*')))}"  # a prefix of its own for each call
     done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=execve,open,openat,creat,rename,renameat,renameat2,"
-                           "unlink,unlinkat,mkdir,mkdirat", "-ff", "-o", str(log), "./dev.sh", *args],
+                           "unlink,unlinkat,mkdir,mkdirat", "-ff", "-o", str(log), *argv],
                           cwd=repo, env=env, capture_output=True, text=True, timeout=120)
     calls = [line for each in tmp_path.glob(f"{log.name}.*") for line in each.read_text().splitlines()]  # -ff: a file a process
     started = [m[1] for line in calls for m in [re.search(r'execve\("([^"]+)"', line)] if m]
@@ -82,8 +91,10 @@ def traced_dev_sh(repo: Path, tmp_path: Path, *args: str, **extra_env: str) -> t
         if done_well and (opened and re.search(r"O_(WRONLY|RDWR|CREAT)", opened[2]) or other):
             path = (opened or other)[1]
             changed.append(Path(path) if path.startswith("/") else repo / path)
-    assert [path for path in changed if not (path.is_relative_to(repo) or path.is_relative_to(tmp_path)
-                                             or path.is_relative_to("/dev"))] == []
+    # bubblewrap's own writes are inside the sandbox it makes: its new root (a tmpfs) and its /proc.
+    inside = ("/dev", "/proc", "/newroot", "/oldroot")
+    allowed = (repo, tmp_path, Path(env["XDG_CACHE_HOME"]), *map(Path, inside))
+    assert [path for path in changed if not any(path.is_relative_to(folder) for folder in allowed)] == []
     assert started
     return done, started
 
@@ -189,6 +200,18 @@ def test_a_site_folder_with_tracked_files_is_refused(tmp_path):
            f"  hint: git rm -r --cached {site.root / 'site'}, then build again" in log
 
 
+def traced_check(site, tmp_path: Path) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """`python -m codeproof check` of a fixture site under strace, with the test's own user cache."""
+    return traced([sys.executable, "-m", "codeproof", "check", "--config", str(site.root / "mkdocs.yml")], site.root,
+                  {**os.environ, "TMPDIR": str(tmp_path)}, tmp_path)  # the runs' folders too
+
+
+def payloads(started: list[str]) -> list[str]:
+    """The programs started that the planted configuration's command runs (`touch`). A shell is started in any
+    case: git's file:// transport runs git-upload-pack through /bin/sh."""
+    return [path for path in started if Path(path).name == "touch"]
+
+
 def test_a_git_mirror_committed_to_the_repository_is_never_used(tmp_path):
     """Before, a committed .cache/git/<repo>.git whose config turned the remote into an `ext::` command ran it on
     a fresh clone's build. The mirror now lives in the user's cache, which the repository cannot reach."""
@@ -199,9 +222,9 @@ def test_a_git_mirror_committed_to_the_repository_is_never_used(tmp_path):
     assert run_git("init", "-q", "--bare", git_dir=mirror).returncode == 0
     with (mirror / "config").open("a") as config:
         config.write(f'[protocol "ext"]\n\tallow = always\n[url "ext::sh -c touch% {marker}"]\n\tinsteadOf = file://\n')
-    code, said = site.check()
-    assert code == 0, said
-    assert not marker.exists()
+    done, started = traced_check(site, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists() and payloads(started) == []
 
 
 def test_git_refuses_every_transport_but_https_and_file_whatever_a_mirrors_config_says(tmp_path):
@@ -215,9 +238,9 @@ def test_git_refuses_every_transport_but_https_and_file_whatever_a_mirrors_confi
     with (mirror / "config").open("a") as config:
         config.write(f'[protocol "ext"]\n\tallow = always\n[url "ext::sh -c touch% {marker}"]\n\tinsteadOf = file://\n'
                      f'[core]\n\thooksPath = {tmp_path}\n\tfsmonitor = sh -c "touch {marker}"\n')
-    code, said = site.check()
-    assert code != 0 and "transport 'ext' not allowed" in said
-    assert not marker.exists()
+    done, started = traced_check(site, tmp_path)
+    assert done.returncode != 0 and "transport 'ext' not allowed" in done.stderr
+    assert not marker.exists() and payloads(started) == []
 
 
 def test_no_workflow_restores_tool_state_from_a_cache():
