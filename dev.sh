@@ -168,7 +168,9 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
     # uv's own lines say each phase as it ends (resolved, built, prepared, installed, compiled); not the list.
     "$uv" pip install --python "$venv/bin/python" --compile-bytecode --require-hashes -r "$lock" \
       2>&1 | sed -u -e '/^ [+-] /d' -e 's/^/  uv: /' >&2
-    "$uv" pip install --quiet --python "$venv/bin/python" --no-deps --no-build-isolation --editable .
+    # Its import hook compiled too: else the first python that starts without -B (a bench) writes that .pyc into
+    # .venv/, which then no longer matches its record, and dev.sh refuses it.
+    "$uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode --no-deps --no-build-isolation --editable .
   else
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r "$lock"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
