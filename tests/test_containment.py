@@ -523,12 +523,18 @@ def test_in_the_bwrap_sandbox_there_is_no_network_not_even_loopback(root, make_r
     assert result.stdout.startswith("no network:"), result.stdout + result.stderr
 
 
-def test_a_script_whose_name_names_a_marker_is_not_published(root):
-    write(root, "experiments/[OUTPUT] grad=42.py", printing("x"))
+@pytest.mark.parametrize("name, shows", [
+    ("experiments/[OUTPUT] grad=42.py", "a block marker"),
+    ("experiments/✓输出已验证.py", "a card's face (a card's label, or the words of its stamp)"),  # review, round five
+    ("experiments/源码 REAL SOURCE/a.py", "a card's face (a card's label, or the words of its stamp)"),  # a folder
+])
+def test_a_script_whose_name_reads_as_a_cards_own_is_not_published(root, name, shows):
+    write(root, name, printing("x"))
     files, problems = read_resources(root)
     assert files == []
-    assert problems == [Problem("experiments/[OUTPUT] grad=42.py", 1, "the file name names a block marker, so its page "
-                                "would claim what nothing proved", hint="rename it")]
+    shown = name if name.endswith("grad=42.py") or "✓" in name else name.rsplit("/", 1)[0]
+    assert problems == [Problem(shown, 1, f"the name shows {shows}, so its page would claim what nothing proved",
+                                hint="rename it")]
 
 
 @pytest.mark.skipif(not bwrap_works(), reason=NO_BWRAP)

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path
 from codeproof.common.kinds.registry import BlockKind
+from codeproof.common.markers import passes_for_a_card
 from codeproof.common.structure import Checked, Problem, report
 from codeproof.engine import Engine, own_scripts
 from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, Verdict, held, run_matrix
@@ -267,8 +268,8 @@ class SiteBuild:
         return {"ran": self.matrix is not None,
                 "rows": [(self._block_name(block), [(env, said.get((*key, env), "")) for env in environments])
                          for key, block in blocks.items()],
-                "differences": [(self._block_name(v.block), v.environment, v.problem.detail or v.problem.message)
-                                for v in verdicts if v.problem]}
+                "differences": [(self._block_name(v.block), v.environment, _shown_outside_cards(
+                    v.problem.detail or v.problem.message)) for v in verdicts if v.problem]}
 
     def _matrix_facts(self, scripts) -> overview.MatrixFacts | None:
         """What the overview says of the matrix, where the series has one: each environment with its published lock,
@@ -308,6 +309,16 @@ class SiteBuild:
         """The theme prints navigation titles as HTML on every page (the posts' are their front matter's)."""
         self.problems += guard.check_titles(titles, config_file.name,
                                             lambda: config_file.read_text(encoding="utf-8").split("\n"))
+
+
+# What a script page shows of a difference that would pass for a card's own: a run's error or output there is the
+# script's text, which no check of a card's reaches (its page is no post, and it is no card).
+WITHHELD = "（这段差异中有看似卡片标记或验证戳的文字，页面不显示它；请看构建日志）"
+
+
+def _shown_outside_cards(text: str) -> str:
+    """A difference as a script page may show it, outside any card: withheld where a line would pass for a card's."""
+    return WITHHELD if passes_for_a_card(text.split("\n")) else text
 
 
 def source_line(href) -> Callable[[str, int | None], str]:

@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from codeproof.common.errors import CodeproofError
+from codeproof.common.markers import passes_for_a_card
 from codeproof.common.structure import MatrixEnvironment
 from codeproof.experiments.sandbox import Interpreter
 
@@ -41,15 +42,30 @@ class MatrixError(CodeproofError):
 
 # What a lock may hold: pins, each with its hashes, and comments. Nothing else: an option line (an index, a link
 # to find files at, an editable source) would have uv fetch, or build and so run, what the lock does not pin.
-LOCK_LINE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[0-9A-Za-z.+!_-]+ \\|\s+--hash=sha256:[0-9a-f]{64}( \\)?|\s*(#.*)?")
+# A comment is printable ASCII: the lock is published as it is (a marker, a stamp, a bidi control or bytes that are
+# not text would reach readers unverified).
+LOCK_LINE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*==[0-9A-Za-z.+!_-]+ \\|\s+--hash=sha256:[0-9a-f]{64}( \\)?|"
+                          r"\s*(#[ -~]*)?")
+LOCK_CAP = 1 << 20  # bytes of a lock: hundreds of pins with their hashes take tens of kilobytes
 
 
 def pins_held(environment: MatrixEnvironment) -> str | None:
     """Why the environment's lock does not hold its pins (it was not renewed after a pin changed), or holds
     something else than pins with their hashes; None when it holds its pins and nothing else."""
-    if not environment.lock.is_file() or environment.lock.is_symlink():
-        return f"its lock {environment.lock.name} is missing or a link"
-    text = environment.lock.read_text("utf-8", errors="replace")
+    lock = environment.lock
+    if not lock.is_file() or lock.resolve() != lock.absolute():  # the file, or a folder on its way, is a link
+        return f"its lock {lock.name} is missing or a link"
+    data = lock.read_bytes()
+    if len(data) > LOCK_CAP:
+        return f"its lock {lock.name} is larger than {LOCK_CAP >> 10} KiB"
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        return f"its lock {lock.name} holds a byte that is not ASCII (0x{data[error.start]:02x}) at line {line}"
+    shown = passes_for_a_card(text.splitlines())
+    if shown:  # published as it is, outside any card
+        return f"its lock {lock.name} shows {shown[1]} at line {shown[0] + 1}"
     for number, line in enumerate(text.splitlines(), 1):
         if not LOCK_LINE_RE.fullmatch(line):
             return f"its lock {environment.lock.name} holds at line {number} what is no pin, hash or comment: {line[:80]!r}"
