@@ -612,7 +612,15 @@ def test_a_caption_that_starts_with_the_figure_label_and_names_lines_is_no_cards
     ('opacity="1e-9"', "is drawn with opacity 1e-9"), ('fill-opacity="0.001"', "is drawn with fill-opacity 0.001"),
     ('font-size="0.5"', "is drawn at font size 0.5"), ('transform="scale(0.0001)"', "is shrunk to nothing (scale(0.0001))"),
     ('transform="matrix(0 0 0 0 0 0)"', "is shrunk to nothing (matrix(0 0 0 0 0 0))"),
-    ('dx="-100000"', "is drawn off the figure (at -99999, 9, outside its viewBox)"), ('fill="url(#c)"', "is filled with url(#f-c), not a colour"),
+    ('dx="-100000"', "is drawn off the figure (at -99999, 9, outside its viewBox)"),
+    # review of round five: nearly invisible paint, and a squeeze measured against the text's size
+    ('opacity="1%"', "is drawn with opacity 1%"), ('style="opacity: 1%"', "is drawn with opacity 1%"),
+    ('fill-opacity="1%"', "is drawn with fill-opacity 1%"),
+    ('fill="rgba(118,118,118,0.01)"', "is drawn with fill rgba(118,118,118,0.01)"),
+    ('fill="hsla(0,0%,46%,0.01)"', "is drawn with fill hsla(0,0%,46%,0.01)"),
+    ('fill="#76767601"', "is drawn with fill #76767601"),
+    ('fill="#12345"', "is filled with #12345, which the figure's check cannot read as a colour"),
+    ('textLength="2" lengthAdjust="spacingAndGlyphs"', "is squeezed to a length of 2"), ('fill="url(#c)"', "is filled with url(#f-c), not a colour"),
     # round five: off the figure through its own position, in any unit
     ('x="100000"', "is drawn off the figure (at 100000, 9, outside its viewBox)"),
     ('x="2000%"', "is drawn off the figure (at 2000, 9, outside its viewBox)"),

@@ -372,7 +372,7 @@ def _hides(properties: dict[str, str]) -> str | None:
     transform that shrinks it to nothing), or None. A clip or a mask may hide some characters of a text and leave the
     rest: a figure's text is drawn unclipped (matplotlib clips a text only when asked, clip_on=True)."""
     for key in ("opacity", "fill-opacity"):
-        if key in properties and (_number(properties[key]) or 0) < MIN_OPACITY:
+        if key in properties and _fraction(properties[key]) < MIN_OPACITY:
             return f"is drawn with {key} {properties[key]}"
     for key in ("clip-path", "mask"):
         if properties.get(key, "none") != "none":
@@ -437,6 +437,15 @@ def _positions(element: Element, start: tuple[float, float], frame: _Frame, size
     return (x, y), None
 
 
+def _fraction(value: str) -> float:
+    """An opacity as a browser reads it: a number, or a percentage (1% is 0.01)."""
+    number = _number(value) or 0
+    return number / 100 if value.strip().endswith("%") else number
+
+
+MIN_GLYPH_SHARE = 0.25  # of its font size: no glyph a reader can read is narrower
+
+
 def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str, frame: _Frame) -> str | None:
     """Why a text element's own characters are not seen: a size a reader cannot read, no fill (or a paint server's,
     which may be empty), or squeezed to nothing (where it is drawn: _positions)."""
@@ -446,12 +455,15 @@ def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str, 
     fill = colours.get("fill", "")
     colour = tinycss2.color3.parse_color(fill) if fill else None
     if fill.strip().lower() in ("none", "transparent") or colour is not None and colour != "currentColor" \
-            and colour.alpha == 0:
+            and colour.alpha < MIN_OPACITY:
         return f"is drawn with fill {fill}"
     if "url(" in fill:
         return f"is filled with {fill}, not a colour"
+    if fill and colour is None:  # what the check cannot read (#RRGGBBAA), a browser may draw all but transparent
+        return f"is filled with {fill}, which the figure's check cannot read as a colour"
     length = attributes.get("textLength")
-    if length is not None and (_number(length) or 0) < len(text):
+    font_size = _number(size or "") or DEFAULT_FONT_SIZE
+    if length is not None and (_number(length) or 0) < len(text) * MIN_GLYPH_SHARE * font_size:
         return f"is squeezed to a length of {length}"
     return None
 
