@@ -183,9 +183,10 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
     box = [_number(n) or 0 for n in root.get("viewBox", "").replace(",", " ").split()]
     frame = _Frame(tuple(box) if len(box) == 4 else (0, 0, 0, 0))
     texts: list[tuple[float, str]] = []  # each text's font size (in the figure's units) and its words
-    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0, texts, frame)
+    placed: list[tuple[float, float, str]] = []  # each run of words where it is drawn (y, x)
+    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0, texts, placed, frame)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
-        problems += _references(root, prefix) + _read_text(root)
+        problems += _references(root, prefix) + _read_text(root, placed)
     if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
         problems += _drawn_within(root, budgets)
     _size(root, problems)
@@ -211,23 +212,25 @@ def _small_text(root: Element, texts: list[tuple[float, str]]) -> SmallText | No
 
 
 def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
-           texts: list[tuple[float, str]], frame: _Frame, in_text: bool = False, hidden: str | None = None,
-           start: tuple[float, float] = (0, 0)) -> None:
+           texts: list[tuple[float, str]], placed: list[tuple[float, float, str]], frame: _Frame,
+           in_text: bool = False, hidden: str | None = None, start: tuple[float, float] = (0, 0)
+           ) -> tuple[float, float]:
     """Clean an element and what it holds in place, and say what cannot be cleaned; add each text's font size
-    (scaled by the transforms around it) and words to `texts`. `frame`: where the element draws, `hidden`: why
-    a group around it draws nothing a reader sees (opacity 0, a clip or a mask), if it does; `start`: where the
-    text around a <tspan> stands."""
+    (scaled by the transforms around it) and words to `texts`, and its words where they are drawn (y, x) to
+    `placed`. `frame`: where the element draws, `hidden`: why a group around it draws nothing a reader sees
+    (opacity 0, a clip or a mask), if it does; `start`: where the text around a <tspan> stands. Returns where
+    its text ends (a text element's last position; else `start`)."""
     name = _name(element.tag)
     if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
         problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
         return
     if name == "svg" and depth:  # its own viewport would clip, or move, what it holds
         problems.append("it holds an <svg> inside the figure, which clips what it holds to a box of its own")
-        return
+        return start
     if in_text and name != "tspan":  # a browser draws nothing else inside a text, so its words would be unseen
         problems.append(f"it holds a <{name}> inside a <text>, where a browser draws only <tspan>: a reader does not "
                         "see what it holds, so it could split the text a reader sees")
-        return
+        return start
     if depth > MAX_DEPTH:
         problems.append(f"its elements are nested deeper than {MAX_DEPTH}")
         return
@@ -235,7 +238,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     style = _attributes(element, name, prefix, problems)
     colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in INHERITED},
                **{key: value for key, value in style.items() if key in INHERITED}}
-    transform = _transform(element.get("transform", ""))
+    transform = _transform(element.get("transform", "")) if name != "tspan" else []  # Chromium ignores a tspan's
     frame = frame.within(transform)
     hidden = hidden or _hides({**element.attrib, **style}) or _shrinks(transform, frame) or (
         f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None)
@@ -246,8 +249,11 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
     off = None
     if textual:
-        start, off = _positions(element, start, frame, _number(colours.get("font-size", "")) or DEFAULT_FONT_SIZE,
-                                colours.get("text-anchor", "start").strip().lower())
+        start, off, runs = _positions(element, start, frame,
+                                      _number(colours.get("font-size", "")) or DEFAULT_FONT_SIZE,
+                                      colours.get("text-anchor", "start").strip().lower(),
+                                      colours.get("dominant-baseline", "auto").strip().lower())
+        placed += runs
     if textual and own_text.strip():
         unseen = hidden or _hides_text(colours, element.attrib, own_text.strip(), frame) or off
         if unseen:
@@ -261,10 +267,15 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         if not isinstance(child.tag, str) or _name(child.tag) in DROPPED:  # comments, metadata, style sheets
             element.remove(child)
         else:
-            _clean(child, prefix, problems, colours, depth + 1, texts, frame, textual, hidden, start)
+            went_on = _clean(child, prefix, problems, colours, depth + 1, texts, placed, frame, textual, hidden,
+                             start)
+            if textual and child.tail:  # the words after a <tspan> go on from where it ended
+                drawn = frame.point(*went_on)
+                placed.append((drawn[1], drawn[0], child.tail))
+    return start
 
 
-INHERITED = ("fill", "stroke", "font-size", "text-anchor")  # what an element takes from the group around it
+INHERITED = ("fill", "stroke", "font-size", "text-anchor", "dominant-baseline")  # what a group hands down
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
 MIN_TEXT_SHARE = 0.01  # a font size under this share of the figure's larger side is a few pixels on a phone, or none
@@ -412,12 +423,20 @@ def _lengths(value: str, size: float, extent: float) -> list[float] | None:
     return found
 
 
-def _positions(element: Element, start: tuple[float, float], frame: _Frame, size: float, anchor: str
-               ) -> tuple[tuple[float, float], str | None]:
+# Where the body of a glyph stands from its position, in font sizes: to the right of it (anchored at its start),
+# around it or to the left (its middle, its end); above the baseline, or around it (a central or hanging one).
+# A glyph whose body's centre is drawn outside the viewBox is cut away, however much of its box is inside.
+BODY_X = {"start": 0.25, "middle": 0.0, "end": -0.25}
+BODY_Y = {"auto": -0.35, "central": 0.0, "middle": 0.0, "hanging": 0.35, "text-before-edge": 0.35}
+
+
+def _positions(element: Element, start: tuple[float, float], frame: _Frame, size: float, anchor: str, baseline: str
+               ) -> tuple[tuple[float, float], str | None, list[tuple[float, float, str]]]:
     """Where a text element's glyphs start (from its x, y, dx and dy: SVG's per-glyph lists, a <tspan> going on
-    from `start` where it sets none), and why it is drawn off the figure, if a glyph's position lies farther
-    outside the viewBox than the glyph could reach back from it. Returns the last position too, where a <tspan>
-    inside goes on from."""
+    from `start` where it sets none): the last position (where a <tspan> inside goes on from); why it is drawn
+    off the figure, if a glyph's position lies farther outside the viewBox than the glyph could reach back from
+    it; and its own words as placed: each run of characters from a position the lists set, where it is drawn
+    (y, x)."""
     # A glyph is drawn within its size of its position (two, for the baseline's shift); a text anchored at its
     # middle or end is moved back by up to its whole length.
     glyphs = len("".join(element.itertext()))
@@ -425,16 +444,27 @@ def _positions(element: Element, start: tuple[float, float], frame: _Frame, size
     left, top, width, height = frame.box
     lists = [_lengths(element.get(key, ""), size, extent) or []
              for key, extent in (("x", width), ("y", height), ("dx", width), ("dy", height))]
+    own = element.text or ""
     x, y = start
-    for n in range(min(max(map(len, lists)), glyphs) or 1):  # a position past the last glyph places none
+    drawn = frame.point(x, y)
+    runs = [[drawn[1], drawn[0], ""]]
+    off = None
+    for n in range(max(min(max(map(len, lists)), glyphs), len(own))):  # a position past the last glyph places none
         xs, ys, dxs, dys = lists
-        x = xs[n] if n < len(xs) else x
-        y = ys[n] if n < len(ys) else y
-        x, y = x + (dxs[n] if n < len(dxs) else 0), y + (dys[n] if n < len(dys) else 0)
-        drawn = frame.point(x, y)
-        if frame.size and frame.outside(*drawn) > reach:
-            return (x, y), f"is drawn off the figure (at {drawn[0]:.6g}, {drawn[1]:.6g}, outside its viewBox)"
-    return (x, y), None
+        if any(n < len(values) for values in lists):
+            x = xs[n] if n < len(xs) else x
+            y = ys[n] if n < len(ys) else y
+            x, y = x + (dxs[n] if n < len(dxs) else 0), y + (dys[n] if n < len(dys) else 0)
+            drawn = frame.point(x, y)
+            body = frame.point(x + size * BODY_X.get(anchor, BODY_X["start"]),
+                               y + size * BODY_Y.get(baseline, BODY_Y["auto"]))
+            if off is None and frame.size and (frame.outside(*drawn) > reach or frame.outside(*body) > 0):
+                off = f"is drawn off the figure (at {drawn[0]:.6g}, {drawn[1]:.6g}, outside its viewBox)"
+            if n < len(own):
+                runs.append([drawn[1], drawn[0], ""])
+        if n < len(own):
+            runs[-1][2] += own[n]
+    return (x, y), off, [(y_, x_, text) for y_, x_, text in runs if text]
 
 
 def _fraction(value: str) -> float:
@@ -485,6 +515,9 @@ def _references(root: Element, prefix: str) -> list[str]:
                 problems.append(f"<{element.tag}> refers to #{said}, which the figure does not hold")
             elif element.tag == "use" and any(part.tag == "use" for part in ids[target].iter()):
                 problems.append(f"<use> copies #{said}, which holds a <use> itself: copies of copies multiply")
+            elif element.tag == "use" and any(part.tag in ("text", "tspan") for part in ids[target].iter()):
+                # a reader reads the copy where it is drawn, which the figure's text as read does not hold
+                problems.append(f"<use> copies #{said}, which holds text: draw the text again where it goes")
     return problems
 
 
@@ -527,26 +560,15 @@ def _drawn_within(root: Element, budgets: Budgets) -> list[str]:
     return []
 
 
-def _read_text(root: Element) -> list[str]:
-    """The figure's text as a reader may read it: in the order it is written, and in the order it stands (top to
-    bottom, left to right, by the first x and y of each piece: a <text>, or a <tspan> with what follows it), so
-    pieces placed out of order, in one <text> or in several, cannot spell a card's face."""
-    pieces = []
-    for element in root.iter():
-        if element.tag in ("text", "tspan"):
-            shown = (element.text or "") + (element.tail or "" if element.tag == "tspan" else "")
-            pieces.append((_first(element.get("y")), _first(element.get("x")), len(pieces), shown))
-    in_order = "".join(text for *_, text in pieces)
-    as_placed = "".join(text for *_, text in sorted(pieces, key=lambda p: (p[0], p[1], p[2])))
+def _read_text(root: Element, placed: list[tuple[float, float, str]]) -> list[str]:
+    """The figure's text as a reader may read it: in the order it is written, and in the order it is drawn (top
+    to bottom, left to right, by where each run of words is drawn: its position through the transforms around
+    it, glyph by glyph where the lists place them), so words placed out of order, in one <text> or in several,
+    cannot spell a card's face."""
+    in_order = "".join((element.text or "") + (element.tail or "" if element.tag == "tspan" else "")
+                       for element in root.iter() if element.tag in ("text", "tspan"))
+    as_placed = "".join(text for _, _, text in sorted(placed, key=lambda run: (run[0], run[1])))
     return shown_text_problems(in_order) or shown_text_problems(as_placed)
-
-
-def _first(value: str | None) -> float:
-    """The first number of a coordinate list (`x="10 20"`), or 0."""
-    try:
-        return float((value or "0").replace(",", " ").split()[0])
-    except (ValueError, IndexError):
-        return 0.0
 
 
 def shown_text_problems(text: str) -> list[str]:
