@@ -204,6 +204,17 @@ def test_a_run_that_would_fill_the_disk_is_ended_once_past_its_folders_budget(ro
                                   "extra.series.experiments.budgets.run_mib in mkdocs.yml)")
 
 
+def test_space_a_run_keeps_without_writing_counts_against_its_folders_budget(root, make_runner):
+    """Review of round five: fallocate keeps a gigabyte of disk in a file whose size is 0."""
+    (root / "experiments" / "fill.py").write_text(
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nfd = os.open('kept', os.O_CREAT | os.O_WRONLY)\n"
+        "libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]\n"
+        "assert libc.fallocate(fd, 1, 0, 8 << 20) == 0  # FALLOC_FL_KEEP_SIZE\n")
+    result = make_runner(budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert result.over_budget == ("more than 4 MiB of files, past the budget run_mib (4 MiB; "
+                                  "extra.series.experiments.budgets.run_mib in mkdocs.yml)"), result.stderr
+
+
 def test_in_the_bwrap_sandbox_tmp_holds_no_more_than_the_folders_budget(root, make_runner):
     """/tmp is the sandbox's own memory: by default half the machine's, which a script could fill."""
     (root / "experiments" / "fill.py").write_text("open('/tmp/big', 'wb').write(b' ' * (8 << 20))\n")

@@ -281,7 +281,9 @@ class ExperimentRunner:
                         info = entry.stat(follow_symlinks=False)
                         if stat.S_ISDIR(info.st_mode):
                             pending.append(entry.path)
-                        files, size = files + 1, size + (info.st_size if stat.S_ISREG(info.st_mode) else 0)
+                        # the blocks it holds too: space kept with fallocate has no size (review, round five)
+                        used = max(info.st_size, info.st_blocks * 512) if stat.S_ISREG(info.st_mode) else 0
+                        files, size = files + 1, size + used
                         if files > self.budgets.run_files:
                             return f"more than {self.budgets.run_files} files, past {self.budgets.phrase('run_files')}"
                         if size > self.budgets.run_mib * 1024 * 1024:
