@@ -104,9 +104,9 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
             problems.append(Problem(path, 1, f"its page would be the page of the folder {folder}/ (MkDocs makes "
                                              "index.md and README.md a folder's page), not a page of its own",
                                     hint="rename it"))
-        elif passes_for_a_card([entry.name]):  # the name heads its published page, its title and its download
-            problems.append(Problem(path, 1, f"the name shows {passes_for_a_card([entry.name])[1]}, so its page "
-                                             "would claim what nothing proved", hint="rename it"))
+        elif shown := passes_for_a_card([entry.name]):  # the name heads its published page, title and download
+            problems.append(Problem(path, 1, f"the name shows {shown[1]}, so its page would claim what nothing "
+                                             "proved", hint="rename it"))
         elif entry.is_dir(follow_symlinks=False):
             _read_folder(root, path, found, problems)
         else:

@@ -9,6 +9,7 @@ import re
 import shlex
 
 from codeproof.common.fences import fence
+from codeproof.experiments.resources import ARCHIVE_URL
 
 SOURCE_ROOT = "source"  # source/autograd/core.py/ is the page of upstream's autograd/core.py at the pin
 
@@ -32,7 +33,7 @@ def source_raw_src(path: str) -> str:
 
 
 SOURCE_MAP_SRC = f"{SOURCE_ROOT}/index.md"
-DOWNLOADS = "downloads"  # beside the experiments' archive (resources.ARCHIVE_URL)
+DOWNLOADS = ARCHIVE_URL.rsplit("/", 1)[0]  # beside the experiments' archive
 
 
 def matrix_lock_url(lock_name: str) -> str:
