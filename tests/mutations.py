@@ -33,7 +33,10 @@ def _sandbox_off() -> None:
     from codeproof.experiments import runner, sandbox
 
     # "bwrap" runs the script as it is, and so does the probe of bwrap (sandbox.bwrap_works): it passes anywhere.
-    runner.bwrap_command = sandbox.bwrap_command = lambda run_dir, cwd, hidden=(), readable=(): []
+    # The run's folder is then where the build made it, its work folder alone is counted, and it runs as the build.
+    runner.bwrap_command = sandbox.bwrap_command = lambda given, hidden=(), readable=(), tmp_bytes=0: []
+    runner.ExperimentRunner._inside = lambda self, run_dir: str(run_dir)
+    runner.COUNTED, runner.NOBODY = (), 0
 
 
 SWITCHES = {"tables": _tables_off, "guard": _guard_off, "tolerance": _tolerance_off, "sandbox": _sandbox_off}

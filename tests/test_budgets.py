@@ -15,6 +15,7 @@ from codeproof.common.structure import Budgets
 from codeproof.common.usercache import repository_cache
 from codeproof.experiments import compare
 from codeproof.experiments.figures import FOLDER_FAULT, clean_svg, collect_figures
+from codeproof.experiments.runner import MEMORY_MARGIN_MIB
 from codeproof.experiments.tracing import MAX_MAKERS, MAX_NAMES, read_graph
 from codeproof.engine import run_failure
 from codeproof.series.config import SeriesConfigError, load_series
@@ -204,15 +205,21 @@ def test_a_run_that_would_fill_the_disk_is_ended_once_past_its_folders_budget(ro
                                   "extra.series.experiments.budgets.run_mib in mkdocs.yml)")
 
 
-def test_space_a_run_keeps_without_writing_counts_against_its_folders_budget(root, make_runner):
-    """Review of round five: fallocate keeps a gigabyte of disk in a file whose size is 0."""
+RUN_MIB = "the budget run_mib (4 MiB; extra.series.experiments.budgets.run_mib in mkdocs.yml)"
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "subreaper"])
+def test_space_a_run_keeps_without_writing_counts_against_its_folders_budget(root, make_runner, sandbox):
+    """Review of round five: fallocate keeps a gigabyte of disk in a file whose size is 0. On the disk the count
+    sees the blocks; in the sandbox's memory the space is refused."""
     (root / "experiments" / "fill.py").write_text(
         "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nfd = os.open('kept', os.O_CREAT | os.O_WRONLY)\n"
         "libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]\n"
-        "assert libc.fallocate(fd, 1, 0, 8 << 20) == 0  # FALLOC_FL_KEEP_SIZE\n")
-    result = make_runner(budgets=Budgets(run_mib=4)).result("experiments/fill.py")
-    assert result.over_budget == ("more than 4 MiB of files, past the budget run_mib (4 MiB; "
-                                  "extra.series.experiments.budgets.run_mib in mkdocs.yml)"), result.stderr
+        "if libc.fallocate(fd, 1, 0, 8 << 20) != 0:  # FALLOC_FL_KEEP_SIZE\n"
+        "    raise OSError(ctypes.get_errno(), 'fallocate')\n")
+    result = make_runner(sandbox=sandbox, budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert run_failure(result, 20).startswith({"bwrap": f"exited with status 1: it passed {RUN_MIB}\n",
+                                               "subreaper": f"left in its folder more than 4 MiB of files, past {RUN_MIB}"}[sandbox])
 
 
 def test_in_the_bwrap_sandbox_tmp_holds_no_more_than_the_folders_budget(root, make_runner):
@@ -220,6 +227,55 @@ def test_in_the_bwrap_sandbox_tmp_holds_no_more_than_the_folders_budget(root, ma
     (root / "experiments" / "fill.py").write_text("open('/tmp/big', 'wb').write(b' ' * (8 << 20))\n")
     result = make_runner(sandbox="bwrap", budgets=Budgets(run_mib=4)).result("experiments/fill.py")
     assert result.returncode == 1 and "OSError: [Errno 28] No space left on device" in result.stderr, result.stderr
+    assert run_failure(result, 20).startswith(f"left in its folder more than 4 MiB of files, past {RUN_MIB}")
+
+
+def test_a_file_kept_open_after_it_is_unlinked_counts_against_the_sandboxs_memory(root, make_runner):
+    """Round five left it: no count of the folder sees a file that is gone from it but still written. The sandbox's
+    memory holds it, and refuses it past the budget: the run ends there, not at its timeout."""
+    (root / "experiments" / "fill.py").write_text(
+        "import os, time\nhidden = open('hidden', 'wb')\nos.unlink('hidden')\n"
+        "for n in range(64):\n    hidden.write(b' ' * (1 << 20))\n    hidden.flush()\ntime.sleep(60)\n")
+    result = make_runner(sandbox="bwrap", timeout=60, budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert (result.ok, result.timed_out) == (False, False)
+    assert run_failure(result, 60).startswith(f"exited with status 1: it passed {RUN_MIB}\n"), result.stderr
+
+
+def test_a_burst_of_writes_between_two_counts_stops_at_the_sandboxs_memory(root, make_runner):
+    """Round five left it: eight threads wrote 480 MiB against a 4 MiB budget in the quarter second between two
+    counts. In the sandbox's memory no more than the budget and its margin is ever written."""
+    (root / "experiments" / "fill.py").write_text(
+        "import threading\nwritten = []\n"
+        "def fill(n):\n    with open(f'burst{n}', 'wb') as out:\n        for _ in range(60):\n"
+        "            try:\n                written.append(out.write(b' ' * (1 << 20)))\n                out.flush()\n"
+        "            except OSError:\n                return\n"
+        "threads = [threading.Thread(target=fill, args=(n,)) for n in range(8)]\n"
+        "[t.start() for t in threads]\n[t.join() for t in threads]\nprint(sum(written))\n")
+    result = make_runner(sandbox="bwrap", budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert int(result.stdout) <= (4 + MEMORY_MARGIN_MIB) << 20, result.stdout
+    assert run_failure(result, 20) == f"left in its folder more than 4 MiB of files, past {RUN_MIB}"
+
+
+@pytest.mark.parametrize("path, error", [("/outside", "Read-only file system"), ("/dev/outside", "Read-only file system"),
+                                          ("/dev/shm/outside", "No space left on device")])
+def test_in_the_sandbox_nothing_outside_its_tmp_may_be_written_past_a_small_fixed_size(root, make_runner, path, error):
+    """Round six: the sandbox's / and /dev were writable memory of no size (half the machine's), and so was
+    /dev/shm. / and /dev are read-only now, and /dev/shm holds SHM_BYTES (16 MiB)."""
+    (root / "experiments" / "fill.py").write_text(
+        f"with open({path!r}, 'wb') as out:\n    for n in range(64):\n        out.write(b' ' * (1 << 20))\n        out.flush()\n")
+    result = make_runner(sandbox="bwrap", budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert (result.returncode, f"OSError: [Errno {28 if 'shm' in path else 30}] {error}" in result.stderr) == (1, True), \
+        result.stderr
+
+
+def test_the_script_cannot_take_its_supervisors_descriptors(root, make_runner):
+    """The supervisor hands the run's folders to the build over a socket: the script, the same user, may not
+    trace it or open its descriptors (it is not dumpable), so it cannot hand over folders of its own choosing."""
+    (root / "experiments" / "peek.py").write_text(
+        "import os\ntry:\n    print(sorted(os.listdir(f'/proc/{os.getppid()}/fd')))\nexcept PermissionError:\n"
+        "    print('refused')\n")
+    result = make_runner(sandbox="bwrap").result("experiments/peek.py")
+    assert (result.returncode, result.stdout) == (0, "refused\n")
 
 
 @pytest.mark.parametrize("script, budgets, over", [

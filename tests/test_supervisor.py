@@ -16,14 +16,15 @@ from pathlib import Path
 from codeproof.experiments import supervisor
 from codeproof.experiments.supervisor import Run, children, exit_code, limit_shown, recorder, rlimits
 
-RUN = Run(["-c", "7", "8", "/run/resources", "experiments/x.py", "2048", "64", "16", "30", "65534", '[["f", "1.5"]]',
-           "TRACE"])
+RUN = Run(["-c", "7", "8", "9", "/run", "experiments/x.py", "2048", "64", "16", "30", "65534", '[["f", "1.5"]]',
+           "TRACE", '["/tmp", "/dev/shm"]'])
 
 
-def test_the_command_line_gives_two_fds_the_folder_the_script_the_limits_the_user_the_calls_and_the_trace():
-    assert vars(RUN) == {"record_fd": 7, "lifeline_fd": 8, "inside": "/run/resources", "script": "experiments/x.py",
-                         "memory_mib": 2048, "processes": 64, "file_size_mib": 16, "cpu_seconds": 30, "nobody": 65534,
-                         "calls": [["f", "1.5"]], "trace_code": "TRACE"}
+def test_the_command_line_gives_three_fds_the_folder_the_script_the_limits_the_user_the_calls_the_trace_and_counts():
+    assert vars(RUN) == {"record_fd": 7, "lifeline_fd": 8, "handover_fd": 9, "given": "/run/given", "work": "/run/work",
+                         "inside": "/run/work/resources", "script": "experiments/x.py", "memory_mib": 2048,
+                         "processes": 64, "file_size_mib": 16, "cpu_seconds": 30, "nobody": 65534,
+                         "calls": [["f", "1.5"]], "trace_code": "TRACE", "counted": ["/tmp", "/dev/shm"]}
 
 
 def test_each_limit_is_set_soft_and_hard_with_one_second_more_of_cpu_before_sigkill():

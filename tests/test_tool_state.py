@@ -18,6 +18,7 @@ import pytest
 
 from codeproof.common.gitrun import run_git
 from codeproof.common.usercache import repository_cache
+from codeproof.experiments.sandbox import INSIDE
 from conftest import ROOT, git
 from fixture_site import make_site
 from site_server import AXE
@@ -91,8 +92,9 @@ def traced(argv: list[str], repo: Path, env: dict[str, str], tmp_path: Path
         if done_well and (opened and re.search(r"O_(WRONLY|RDWR|CREAT)", opened[2]) or other):
             path = (opened or other)[1]
             changed.append(Path(path) if path.startswith("/") else repo / path)
-    # bubblewrap's own writes are inside the sandbox it makes: its new root (a tmpfs) and its /proc.
-    inside = ("/dev", "/proc", "/newroot", "/oldroot")
+    # bubblewrap's own writes are inside the sandbox it makes: its new root (a tmpfs) and its /proc; and a run's
+    # work folder lies in the sandbox's own /tmp (INSIDE there is no path of the machine's).
+    inside = ("/dev", "/proc", "/newroot", "/oldroot", INSIDE)
     allowed = (repo, tmp_path, Path(env["XDG_CACHE_HOME"]), *map(Path, inside))
     assert [path for path in changed if not any(path.is_relative_to(folder) for folder in allowed)] == []
     assert started

@@ -518,7 +518,7 @@ def error_report(stderr: str) -> str:
 
 def _repository_path(line: str) -> str:
     """A frame's file as the repository names it (experiments/x.py), not by the run's scratch copy."""
-    return re.sub(r'"[^"]*/codeproof-run-[^/"]*/resources/', '"', line)
+    return re.sub(r'"[^"]*/codeproof-run[^/"]*/work/resources/', '"', line)
 
 
 def _shown(text: str) -> str:

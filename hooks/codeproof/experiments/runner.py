@@ -18,6 +18,7 @@ import os
 import stat
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -34,10 +35,10 @@ from codeproof.common.kinds.figure import graph_call
 from codeproof.series.config import in_ci
 from codeproof.experiments import supervisor
 from codeproof.experiments.cache import RunCache, cache_readable, input_digest
-from codeproof.experiments.figures import MATPLOTLIBRC, collect_figures
+from codeproof.experiments.figures import FOLDER_FAULT, MATPLOTLIBRC, collect_figures
 from codeproof.experiments.resources import Resource, read_resources
-from codeproof.experiments.sandbox import (NO_SANDBOX_IN_CI, NOBODY, SANDBOX_NOTES, SANDBOXES, Interpreter,
-                                           bwrap_command, bwrap_works, give, run_env)
+from codeproof.experiments.sandbox import (COUNTED, INSIDE, NO_SANDBOX_IN_CI, NOBODY, SANDBOX_NOTES, SANDBOXES,
+                                           Interpreter, bwrap_command, bwrap_works, run_env)
 from codeproof.experiments.tracing import TRACE
 from codeproof.common.signing import default_key_file
 from codeproof.common.structure import Budgets, Limits, Problem, RunResult
@@ -49,6 +50,9 @@ RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
 CANCEL_SEEN_WITHIN = 0.1  # seconds a run's thread takes at most to see that the build was cancelled
 WATCHED_EVERY = 0.25  # seconds between two counts of a running script's folder against the budgets
+# The sandbox's /tmp holds this much more than the budget run_mib: a run that fills it is seen past the budget
+# by the last count, as a run that fills the disk without the sandbox is, and fails naming it.
+MEMORY_MARGIN_MIB = 1
 # The supervisor's program, run as `python -B -c SUPERVISOR …` (see supervisor): its text, not its path, so that
 # nothing of the repository need be seen in the sandbox.
 SUPERVISOR = Path(supervisor.__file__).read_text(encoding="utf-8")
@@ -173,11 +177,12 @@ class ExperimentRunner:
         for run in running:
             run.ask_to_end()
 
-    def _wait(self, run: Supervised, deadline: float, run_dir: Path) -> bool:
+    def _wait(self, run: Supervised, deadline: float, run_dir: Path, folders: Handover) -> bool:
         """Wait for the supervisor to end, until the deadline (then True: timed out) or until the build is cancelled
         (then False, and the caller stops the run: cancel() may have come before this run was listed). Every
         WATCHED_EVERY seconds the run's folder is counted: a run past its budgets is asked to end there and then,
-        so that no run fills the disk within its time (the caller reports the budget)."""
+        so that no run fills the disk, or holds the sandbox's memory full, within its time (the caller reports
+        the budget)."""
         watched = time.monotonic()
         while run.process.poll() is None and not self._cancelled:
             try:
@@ -187,7 +192,7 @@ class ExperimentRunner:
                     return True
                 if time.monotonic() - watched >= WATCHED_EVERY:
                     watched = time.monotonic()
-                    if self._over_budget(run_dir):
+                    if self._over_budget(folders.counted(run_dir)):
                         run.ask_to_end()
         return False
 
@@ -242,13 +247,14 @@ class ExperimentRunner:
             self.runs += 1
         with _run_folder() as tmp:
             run_dir = Path(tmp).resolve()
-            resources = run_dir / "resources"
-            for path, data in files.items():
-                (resources / path).parent.mkdir(parents=True, exist_ok=True)
-                (resources / path).write_bytes(data)
-            for name in ("home", "tmp", "tmp/matplotlib", "figures"):
-                (run_dir / name).mkdir()
-            (run_dir / "tmp" / "matplotlib" / "matplotlibrc").write_text(MATPLOTLIBRC, encoding="utf-8")
+            given = run_dir / "given"  # what the supervisor copies to the run's work folder (see supervisor)
+            for path, data in {**{f"resources/{path}": data for path, data in files.items()},
+                               "tmp/matplotlib/matplotlibrc": MATPLOTLIBRC.encode("utf-8")}.items():
+                (given / path).parent.mkdir(parents=True, exist_ok=True)
+                (given / path).write_bytes(data)
+            for name in ("home", "figures"):
+                (given / name).mkdir()
+            _readable_by_all(given)  # a root build's script runs as NOBODY, and copies it as NOBODY
             # The record comes through a pipe, not a file in the run's folder: the script cannot replace it
             # with a FIFO, a folder or a link, nor truncate it. What it writes into the pipe itself only
             # adds inputs; a record that overflows or does not end leaves the run uncached.
@@ -256,24 +262,34 @@ class ExperimentRunner:
             record = bytearray()
             reader = threading.Thread(target=_read_record, args=(read_end, record), daemon=True)
             reader.start()
+            folders = Handover()
             try:
-                result = self._supervised(script, run_dir, write_end)
+                result = self._supervised(script, run_dir, write_end, folders)
             finally:
                 os.close(write_end)
-            reader.join(STOP_GRACE)
-            whole = not reader.is_alive() and len(record) <= RECORD_CAP
-            inputs = self._inputs(bytes(record), resources, script, files) if whole else {}
-            over_budget = self._over_budget(run_dir)
-            figures, faults = collect_figures(run_dir, self.budgets) if not over_budget else ({}, {})
+            with folders:
+                reader.join(STOP_GRACE)
+                whole = not reader.is_alive() and len(record) <= RECORD_CAP
+                inside = f"{self._inside(run_dir)}/work/resources"
+                inputs = self._inputs(bytes(record), inside, script, files) if whole else {}
+                over_budget = self._over_budget(folders.counted(run_dir))
+                figures, faults = (collect_figures(folders.work(), self.budgets) if folders.work() else
+                                   ({}, {FOLDER_FAULT: "the run ended before its supervisor handed over its folder"}))
+                if over_budget:
+                    figures, faults = {}, {}
         return replace(result, inputs=inputs, limit=self._limit_hit(bytes(record), result), figures=figures,
                        figure_faults=faults, traces=self._traces(bytes(record), script) if whole else {},
                        over_budget=over_budget)
 
-    def _over_budget(self, run_dir: Path) -> str:
-        """What the run left in its folder past the budgets, or "": every entry (folders too) counted without
+    def _inside(self, run_dir: Path) -> str:
+        """Where the run's folder lies as the supervisor sees it: INSIDE in the sandbox, else where it is."""
+        return INSIDE if self.sandbox == "bwrap" else str(run_dir)
+
+    def _over_budget(self, folders: list[str]) -> str:
+        """What the run holds in its folders past the budgets, or "": every entry (folders too) counted without
         following links, and no further than the budget (a million empty folders are not all counted). A folder
         the build cannot read (nested past what a path may hold, its permissions taken away) is past it too."""
-        files, size, pending = 0, 0, [str(run_dir)]
+        files, size, pending = 0, 0, list(folders)
         while pending:
             try:
                 with os.scandir(pending.pop()) as entries:
@@ -313,32 +329,36 @@ class ExperimentRunner:
             kind, _, name = item.decode("utf-8", "replace").partition("\t")
             if kind == "limit" and name in LIMIT_NAMES:
                 return self.limits.phrase(name)
+            if kind == "limit" and name == "run_mib" and self.sandbox == "bwrap":  # else the disk is full
+                return self.budgets.phrase(name)
         return ""
 
-    def _supervised(self, script: str, run_dir: Path, record: int) -> RunResult:
-        cwd = run_dir / "resources"
+    def _supervised(self, script: str, run_dir: Path, record: int, folders: Handover) -> RunResult:
+        inside = self._inside(run_dir)
         calls = [graph_call(call) for call in self._calls.get(script, ())]
         lifeline, asking_end = os.pipe()  # see Supervised
-        argv = [self.python, "-B", "-c", SUPERVISOR, str(record), str(lifeline), str(cwd), script,
-                *(str(getattr(self.limits, name)) for name in LIMIT_NAMES), "0", json.dumps(calls), TRACE]
+        counted = list(COUNTED) if self.sandbox == "bwrap" else []  # else its work folder alone, on the disk
+        argv = [self.python, "-B", "-c", SUPERVISOR, str(record), str(lifeline), str(folders.supervisors_end),
+                inside, script, *(str(getattr(self.limits, name)) for name in LIMIT_NAMES),
+                str(NOBODY) if self.sandbox == "bwrap" and os.geteuid() == 0 else "0",  # see bwrap_command
+                json.dumps(calls), TRACE, json.dumps(counted)]
         if self.sandbox == "bwrap":
             readable = (*((self.python_path,) if self.python_path else ()), *map(Path, self.readable))
-            argv = bwrap_command(run_dir, cwd, hidden=(self.key_file,), readable=readable,
-                                 tmp_bytes=self.budgets.run_mib * 1024 * 1024) + argv
-            if os.geteuid() == 0:  # the supervisor becomes NOBODY (see bwrap_command); the script writes here
-                give(run_dir, NOBODY)
-                argv[-3] = str(NOBODY)
+            argv = bwrap_command(run_dir / "given", hidden=(self.key_file,), readable=readable,
+                                 tmp_bytes=(self.budgets.run_mib + MEMORY_MARGIN_MIB) * 1024 * 1024) + argv
         started = time.monotonic()
         try:
             process = subprocess.Popen(
-                argv, cwd=cwd, env=run_env(run_dir, self.python_path, self.python), stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, pass_fds=(record, lifeline),
+                argv, cwd=run_dir, env=run_env(f"{inside}/work", self.python_path, self.python),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                pass_fds=(record, lifeline, folders.supervisors_end),
             )
         except BaseException:
             os.close(asking_end)
             raise
         finally:
             os.close(lifeline)
+            folders.started()
         run = Supervised(process, asking_end)
         with self._lock:
             self._running.add(run)
@@ -350,7 +370,7 @@ class ExperimentRunner:
         ]
         for reader in readers:
             reader.start()
-        timed_out = self._wait(run, started + self.timeout, run_dir)
+        timed_out = self._wait(run, started + self.timeout, run_dir, folders)
         run.stop()  # a no-op when the supervisor ended by itself, having ended every descendant
         with self._lock:
             self._running.discard(run)
@@ -379,10 +399,10 @@ class ExperimentRunner:
         )
 
     @staticmethod
-    def _inputs(record: bytes, resources: Path, script: str, files: dict[str, bytes]) -> dict[str, str]:
+    def _inputs(record: bytes, resources: str, script: str, files: dict[str, bytes]) -> dict[str, str]:
         """The recorded paths that are resources, as repository paths, with the digest of what the run was given."""
         names = {script}  # opened by the supervisor in any case
-        prefix = str(resources) + "/"
+        prefix = resources + "/"
         for line in record.decode("utf-8", "surrogateescape").split("\0"):
             kind, _, path = line.partition("\t")
             if not path.startswith(prefix):
@@ -406,6 +426,59 @@ class ExperimentRunner:
                     overflow.set()
                     run.ask_to_end()  # the supervisor ends the script and its descendants
                     return
+
+
+def _readable_by_all(folder: Path) -> None:
+    """The given files readable, and their folders passable, by any user (what lies in them is published)."""
+    for parent, _, names in os.walk(folder):
+        os.chmod(parent, 0o755)
+        for name in names:
+            os.chmod(os.path.join(parent, name), 0o644)
+
+
+class Handover:
+    """The descriptors of a run's folders, as its supervisor hands them over (see supervisor): its work folder,
+    then the folders counted against its budgets (in the sandbox, its /tmp and /dev/shm: the work folder lies in
+    the first). Read through /proc/self/fd, they outlive the sandbox; closed when the run has been read."""
+
+    def __init__(self):
+        self._ours, self._theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.supervisors_end = self._theirs.fileno()
+        self._folders: list[int] | None = None
+
+    def started(self) -> None:
+        """The supervisor holds its end now (or never will): ours alone stays open."""
+        self._theirs.close()
+
+    def _received(self) -> list[int]:
+        if self._folders is None:
+            try:  # (socket.recv_fds would ignore MSG_DONTWAIT, and wait)
+                _, data, _, _ = self._ours.recvmsg(64, socket.CMSG_SPACE(8 * 4), socket.MSG_DONTWAIT)
+            except OSError:  # not yet
+                return []
+            self._folders = [int.from_bytes(fds[n:n + 4], sys.byteorder) for level, kind, fds in data
+                             if (level, kind) == (socket.SOL_SOCKET, socket.SCM_RIGHTS)
+                             for n in range(0, len(fds) - len(fds) % 4, 4)]
+        return self._folders
+
+    def work(self) -> str:
+        """The run's work folder, or "" before the supervisor has handed it over."""
+        folders = self._received()
+        return f"/proc/self/fd/{folders[0]}" if folders else ""
+
+    def counted(self, run_dir: Path) -> list[str]:
+        """What counts against the run's budgets: the folders the supervisor handed over besides its work folder
+        (the sandbox's memory, which holds that and given/), else the run's folder on the disk."""
+        folders = self._received()[1:]
+        return [f"/proc/self/fd/{fd}" for fd in folders] if folders else [str(run_dir)]
+
+    def __enter__(self) -> Handover:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fd in self._received():
+            os.close(fd)
+        self._ours.close()
 
 
 RUN_PREFIX = "codeproof-run-"  # then the pid of the build that made the run's folder

@@ -2,16 +2,18 @@
 (`run_env`). Nothing an experiment does may change what is published or the repository:
 
 - Each run happens in a scratch folder made for it outside the repository and removed afterwards (runner):
-  `<tmp>/codeproof-run-*/resources/` holds a copy of the published resources (experiments/, as
-  resources.read_resources reads it: regular files only, no links), and the script runs there as
-  `python -B experiments/x.py`, with that folder as its working directory. Every relative path it
-  writes (site/..., docs/..., experiments/...) lands in the copy. HOME and TMPDIR are the run's
-  own `home/` and `tmp/` beside it; its figures go to its own `figures/` (CODEPROOF_FIGURES), which the
-  runner reads back after the run (figures.collect_figures), and matplotlib's settings folder is in its `tmp/`.
+  `<tmp>/codeproof-run-*/given/` holds a copy of the published resources (experiments/, as
+  resources.read_resources reads it: regular files only, no links) and the run's empty folders. The supervisor
+  copies it to the run's `work/` and runs the script in `work/resources/` as `python -B experiments/x.py`. Every
+  relative path it writes (site/..., docs/..., experiments/...) lands in the copy. HOME and TMPDIR are the run's
+  own `home/` and `tmp/` beside it; its figures go to its own `figures/` (CODEPROOF_FIGURES), which the runner
+  reads after the run (figures.collect_figures), and matplotlib's settings folder is in its `tmp/`.
 - Where bubblewrap (`bwrap`) works, the run is also in a sandbox (bwrap_command): it sees only the system's
-  programs and libraries and the interpreter, read-only, and the run's folder; a private /tmp, /dev
-  and /proc (a PID namespace that dies with the run); no network; never root. Without it
-  ("subreaper", the supervisor alone) relative paths are contained, absolute ones are not.
+  programs and libraries and the interpreter, read-only, and the run's folder at INSIDE; its `work/` lies in a
+  private /tmp of a fixed size (the budget run_mib), so what a script writes can never exceed it, however it
+  writes. / and /dev are read-only, /dev/shm is memory of SHM_BYTES, /proc is a PID namespace that dies with the
+  run; no network; never root. Without bubblewrap ("subreaper", the supervisor alone) `work/` lies on the disk,
+  counted while the script runs, and relative paths are contained, absolute ones are not.
 - Limits (Limits: memory, processes, file size, CPU time) are set on the script's process by the
   supervisor, which stays outside them; a run that hits one fails naming it (RunResult.limit).
 - The environment is fixed (run_env): FIXED_ENV, PATH (the interpreter's folder, then SYSTEM_PATH),
@@ -62,6 +64,9 @@ SANDBOX_NOTES = {
                  "namespaces here; install it (apt-get install bubblewrap) for the full sandbox",
 }
 NOBODY = 65534  # the user a root build's sandbox runs scripts as (see bwrap_command)
+INSIDE = "/tmp/codeproof-run"  # where a run's folder lies in the sandbox (its given/ bound there, its work/ made)
+SHM_BYTES = 16 << 20  # the sandbox's /dev/shm (POSIX semaphores and shared memory: multiprocessing's locks)
+COUNTED = ("/tmp", "/dev/shm")  # what the script may write in the sandbox: the runner counts both (see supervisor)
 
 
 # What a script may read of the machine, read-only: the system's programs and libraries (and what the dynamic
@@ -86,13 +91,14 @@ def interpreter_paths() -> tuple[str, ...]:
     return tuple(dict.fromkeys([sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]))
 
 
-def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = (),
+def bwrap_command(given: Path, hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = (),
                   tmp_bytes: int = 512 << 20) -> list[str]:
     """The sandbox: the system's programs and libraries and the interpreter (and `readable`, e.g. another
-    commit's package for drift --run), read-only; the run's folder, writable; a private /tmp (in memory, of at
-    most `tmp_bytes`: else half the machine's memory), /dev and /proc
-    (a PID namespace: no other process visible); no network, no IPC, no other namespace shared, a session of
-    its own. `hidden` files (the cache's key), where they are among what it sees, read as empty.
+    commit's package for drift --run), read-only; the run's `given` folder, read-only at INSIDE/given; a private
+    /tmp (in memory, of at most `tmp_bytes`: the run's work folder lies there), /dev (read-only but for /dev/shm,
+    of SHM_BYTES) and /proc (a PID namespace: no other process visible); / read-only; no network, no IPC, no other
+    namespace shared, a session of its own. `hidden` files (the cache's key), where they are among what it sees,
+    read as empty.
 
     The script never runs as root. The kernel exempts root from RLIMIT_NPROC in every user namespace, so
     a root build's sandbox keeps only the capabilities to change user, and the supervisor becomes NOBODY in a
@@ -111,16 +117,19 @@ def bwrap_command(run_dir: Path, cwd: Path, hidden: tuple[Path, ...] = (), reada
     # bwrap makes the folders leading to a bound path (/etc, /root, ...) readable by root alone: made first
     # (mode 755), NOBODY may pass. Those inside a bound folder are that folder's own.
     bound = [system[i + 2] for i, arg in enumerate(system) if arg == "--ro-bind"]
-    leading = dict.fromkeys(str(folder) for path in (*bound, *seen, str(run_dir)) for folder in reversed(Path(path).parents)
+    leading = dict.fromkeys(str(folder) for path in (*bound, *seen) for folder in reversed(Path(path).parents)
                             if str(folder) not in ("/", "/tmp") and not any(folder.is_relative_to(b) for b in bound))
     namespaces = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if os.geteuid() == 0 else ["--unshare-all"])
     return ["bwrap", *namespaces, "--new-session", "--die-with-parent",
-            "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
-            # then what lies in /tmp (a venv, the run's folder) is bound over that memory, and counts none of it
+            "--dev", "/dev", "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--proc", "/proc",
+            "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
+            # then what lies in /tmp (a venv) is bound over that memory, and counts none of it
             *[arg for folder in leading for arg in ("--dir", folder)], *system,
             *[arg for path in seen for arg in ("--ro-bind", path, path)],
-            "--bind", str(run_dir), str(run_dir), *hide, "--chdir", str(cwd), "--"]
+            "--perms", "1777", "--dir", INSIDE,  # the supervisor, NOBODY in a root build, makes work/ there
+            "--ro-bind", str(given), f"{INSIDE}/given", *hide, "--remount-ro", "/dev", "--remount-ro", "/",
+            "--chdir", INSIDE, "--"]
 
 
 @cache
@@ -130,31 +139,25 @@ def bwrap_works() -> bool:
         return False
     try:
         with tempfile.TemporaryDirectory(prefix="codeproof-probe-") as tmp:
-            probe = subprocess.run([*bwrap_command(Path(tmp), Path(tmp)), sys.executable, "-c", ""],
+            probe = subprocess.run([*bwrap_command(Path(tmp)), sys.executable, "-c", ""],
                                    stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return False
     return probe.returncode == 0
 
 
-def give(run_dir: Path, user: int) -> None:
-    """Make the run's folder, and all it holds, the user's (the script runs as that user and writes there)."""
-    for folder, dirs, files in os.walk(run_dir):
-        for name in (folder, *(os.path.join(folder, d) for d in dirs), *(os.path.join(folder, f) for f in files)):
-            os.chown(name, user, user, follow_symlinks=False)
-
-
-def run_env(run_dir: Path, python_path: Path | None = None, python: str = sys.executable) -> dict[str, str]:
-    """The whole environment of a run: nothing is inherited from the build's. `python_path` puts a package
-    tree before the installed ones (drift --run: autograd at another commit). The run's figures go to its own
-    `figures/`; matplotlib keeps its settings (figures.MATPLOTLIBRC) and font list in the run's private temp."""
+def run_env(work: str, python_path: Path | None = None, python: str = sys.executable) -> dict[str, str]:
+    """The whole environment of a run whose work folder is `work` (as the supervisor sees it): nothing is
+    inherited from the build's. `python_path` puts a package tree before the installed ones (drift --run: autograd
+    at another commit). The run's figures go to its own `figures/`; matplotlib keeps its settings
+    (figures.MATPLOTLIBRC) and font list in the run's private temp."""
     return {
-        FIGURES_ENV: str(run_dir / "figures"),
-        "MPLCONFIGDIR": str(run_dir / "tmp" / "matplotlib"),
+        FIGURES_ENV: f"{work}/figures",
+        "MPLCONFIGDIR": f"{work}/tmp/matplotlib",
         **FIXED_ENV,
         **({"PYTHONPATH": str(python_path)} if python_path else {}),
         "PATH": f"{Path(python).parent}:{SYSTEM_PATH}",
-        "HOME": str(run_dir / "home"),
-        "TMPDIR": str(run_dir / "tmp"),
-        "PWD": str(run_dir / "resources"),  # the working directory (bwrap sets it; so does this, for both)
+        "HOME": f"{work}/home",
+        "TMPDIR": f"{work}/tmp",
+        "PWD": f"{work}/resources",  # the working directory (the supervisor goes there)
     }

@@ -1,11 +1,22 @@
 """The supervisor of one experiment run: the program the runner starts to run a script contained.
 
-It runs as `python -B -c <this file's text> <record fd> <lifeline fd> <resource folder> <script> <limits> <nobody>
-<calls> <trace code>` in the run's resource folder (runner.ExperimentRunner, inside the sandbox where there is one): the
-limits as Limits' four numbers in its field order, then the user to become (sandbox.NOBODY in a root build's
-sandbox, else 0: stay), then the graphs to trace as a JSON list of [function, argument] and tracing.TRACE. Its
-text is given on the command line, not its path, so the sandbox shows nothing of the repository; it imports the
-standard library only, so nothing of the engine is in the experiment's process. Imported, it runs nothing.
+It runs as `python -B -c <this file's text> <record fd> <lifeline fd> <handover fd> <run folder> <script> <limits>
+<nobody> <calls> <trace code> <counted>` (runner.ExperimentRunner, inside the sandbox where there is one): the limits
+as Limits' four numbers in its field order, then the user to become (sandbox.NOBODY in a root build's sandbox, else
+0: stay), the graphs to trace as a JSON list of [function, argument], tracing.TRACE, and the folders the build
+counts against the run's budgets besides its work folder, as a JSON list. Its text is given on the command line, not
+its path, so the sandbox shows nothing of the repository; it imports the standard library only, so nothing of the
+engine is in the experiment's process. Imported, it runs nothing.
+
+- The run's folder holds `given/`, what the runner wrote (the published resources, an empty home and figure
+  folder, matplotlib's settings). The supervisor copies it to `work/` and runs the script in `work/resources/`.
+  In the sandbox, `given/` is read-only and `work/` lies in the sandbox's /tmp, memory of a fixed size: every byte
+  the script writes, kept open after unlinking or written in a burst, counts against that size at once.
+- Before the script starts, the supervisor opens `work/` and the counted folders and hands the descriptors to the
+  runner over a Unix socket (the handover fd). The runner counts and reads through them, without following links:
+  they outlive the sandbox, so the figures are read once every process of the run has ended. The script never
+  holds the socket, and the supervisor is not dumpable (PR_SET_DUMPABLE 0): the script, though the same user, can
+  neither trace it nor take its descriptors.
 
 - It makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER): every process the script leaves behind,
   however it detached (setsid, double fork), is re-parented to it. When the script ends, or the runner stops the
@@ -37,7 +48,7 @@ import signal
 import sys
 import time
 
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER, CLONE_NEWUSER = 1, 38, 36, 0x10000000
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER, CLONE_NEWUSER = 1, 4, 38, 36, 0x10000000
 MIB = 1024 * 1024
 
 
@@ -46,12 +57,15 @@ class Run:
     experiment's process holds no module (typing, dataclasses) that the supervisor alone would need."""
 
     def __init__(self, argv: list[str]):
-        self.record_fd, self.lifeline_fd, self.script = int(argv[1]), int(argv[2]), argv[4]
-        self.inside = argv[3]  # the run's resource folder: only what lies under it is recorded
-        self.memory_mib, self.processes, self.file_size_mib, self.cpu_seconds = map(int, argv[5:9])
-        self.nobody = int(argv[9])  # the user to become, or 0: stay
-        self.calls = json.loads(argv[10])  # the graphs to trace once the script has run: [function, argument]
-        self.trace_code = argv[11]
+        self.record_fd, self.lifeline_fd, self.handover_fd = int(argv[1]), int(argv[2]), int(argv[3])
+        self.given, self.work = argv[4] + "/given", argv[4] + "/work"
+        self.inside = self.work + "/resources"  # where the script runs: only what lies under it is recorded
+        self.script = argv[5]
+        self.memory_mib, self.processes, self.file_size_mib, self.cpu_seconds = map(int, argv[6:10])
+        self.nobody = int(argv[10])  # the user to become, or 0: stay
+        self.calls = json.loads(argv[11])  # the graphs to trace once the script has run: [function, argument]
+        self.trace_code = argv[12]
+        self.counted = json.loads(argv[13])  # folders the runner counts besides work/ (the sandbox's memory)
 
 
 def rlimits(run: Run) -> list[tuple[int, int, int]]:
@@ -64,12 +78,15 @@ def rlimits(run: Run) -> list[tuple[int, int, int]]:
 
 
 def limit_shown(error: BaseException) -> str | None:
-    """The limit (a Limits field) that an exception which ended the script shows it hit, if any. Called once the
-    script's globals have replaced this module's: builtins only (errno 27 is EFBIG, 11 EAGAIN)."""
+    """The limit (a Limits field, or the budget run_mib) that an exception which ended the script shows it hit, if
+    any. Called once the script's globals have replaced this module's: builtins only (errno 27 is EFBIG, 28 ENOSPC,
+    11 EAGAIN)."""
     if isinstance(error, MemoryError):
         return "memory_mib"
     if isinstance(error, OSError) and error.errno == 27:  # Python ignores SIGXFSZ, the write fails
         return "file_size_mib"
+    if isinstance(error, OSError) and error.errno == 28:  # ENOSPC: the sandbox's memory is full (a budget)
+        return "run_mib"
     if (isinstance(error, OSError) and error.errno == 11) or "can't start new thread" in str(error):
         return "processes"  # EAGAIN from fork, or a thread refused
     return None
@@ -180,6 +197,45 @@ def experiment(run: Run) -> None:
         sys.exit(1)
 
 
+def copy_tree(source: str, target: str) -> None:
+    """A copy of the folders and files under `source` (the runner wrote them: no link, no other kind) at `target`,
+    with os and open alone: the script's process gets no module that `python script` would not."""
+    os.mkdir(target)
+    for entry in os.scandir(source):
+        path = os.path.join(target, entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            copy_tree(entry.path, path)
+        else:
+            with open(entry.path, "rb") as given, open(path, "wb") as copy:
+                copy.write(given.read())
+
+
+def prepare(run: Run) -> list[int]:
+    """The run's work folder, copied from what it was given, and the descriptors of it and of the counted folders,
+    opened before the script runs (so they are the folders the supervisor made, whatever the script does later)."""
+    copy_tree(run.given, run.work)
+    os.chdir(run.inside)
+    os.environ["PWD"] = run.inside  # bwrap set it to where it started the supervisor
+    return [os.open(path, os.O_RDONLY | os.O_DIRECTORY) for path in (run.work, *run.counted)]
+
+
+def hand_over(handover_fd: int, folders: list[int]) -> None:
+    """Give the runner the folders' descriptors (SCM_RIGHTS): held in the socket until it reads them, they keep the
+    sandbox's memory readable after the run. A runner that went away gets nothing; the run ends anyway."""
+    import _socket  # here, after the fork: see experiment()
+
+    handover = _socket.socket(fileno=handover_fd)
+    try:
+        fds = b"".join(fd.to_bytes(4, sys.byteorder) for fd in folders)
+        handover.sendmsg([b"folders"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+    except OSError:
+        pass
+    finally:
+        handover.close()
+        for fd in folders:
+            os.close(fd)
+
+
 def children(parent: int) -> list[int]:
     """The processes whose parent is `parent`, as /proc shows them now."""
     me = str(parent).encode()
@@ -218,8 +274,8 @@ def exit_code(status: int) -> int:
 
 def main(argv: list[str]) -> None:
     run = Run(argv)
-    os.set_inheritable(run.record_fd, False)  # the script's own children do not get it
-    os.set_inheritable(run.lifeline_fd, False)
+    for fd in (run.record_fd, run.lifeline_fd, run.handover_fd):
+        os.set_inheritable(fd, False)  # the script's own children do not get them
     libc = ctypes.CDLL(None, use_errno=True)
     prctl = getattr(libc, "prctl", None)
     if prctl is None or prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
@@ -238,17 +294,25 @@ def main(argv: list[str]) -> None:
         if libc.capset(header, data) != 0:
             sys.exit(f"codeproof: cannot drop the run's capabilities (errno {ctypes.get_errno()})")
     prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)  # the build went away: clean up as on a time-out
+    try:
+        folders = prepare(run)
+    except OSError as error:  # the given files do not fit the sandbox's memory (the budget run_mib)
+        sys.exit(f"codeproof: cannot make the run's folder: {error.strerror}: {error.filename}")
 
     signal.signal(signal.SIGTERM, stop)
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # held until the parent is in its try below
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # from here on the script runs beside it, as the same user
     child = os.fork()
     if child == 0:
-        os.close(run.lifeline_fd)  # the script's to end only by ending
+        for fd in (run.lifeline_fd, run.handover_fd, *folders):
+            os.close(fd)  # the lifeline: the script's to end only by ending; the rest are the runner's
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # the script's process is as `python script`'s
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         experiment(run)
         return
+    hand_over(run.handover_fd, folders)
     status = None
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # a pending SIGTERM raises Stop here
