@@ -57,7 +57,7 @@ def test_a_changed_recorded_output_fails_the_build_and_update_restores_it(site):
     assert report(log) == """\
 1 problem:
 
-docs/posts/p.md:32: OUTPUT experiments/show.py: output differs from the recorded output
+docs/posts/p.md:32: OUTPUT experiments/show.py: output differs from the recorded output (first difference at docs/posts/p.md:36)
 --- recorded in the post
 +++ printed by python -B experiments/show.py
 @@ -1,2 +1,2 @@
@@ -181,3 +181,19 @@ def test_a_problem_keeps_its_post_line_when_another_plugin_edits_the_text(tmp_pa
     first = report(alone).splitlines()[2]
     assert first.startswith("docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__)")
     assert report(with_other).splitlines()[2] == first
+
+
+def test_a_symbol_defined_in_another_file_of_the_package_names_that_file(tmp_path):
+    """The walkthrough of round four: `Symbol: metadata` under numpy_vjps.py (it is numpy_wrapper.py's) got only
+    "check the Symbol line against the file"."""
+    from upstream import MODULE_V1
+
+    site = make_site(tmp_path, versions=({"pkg/mod.py": MODULE_V1, "pkg/wrap.py": "import math\n\n\ndef metadata(x):\n"
+                                                                                     "    return math.floor(x)\n"},))
+    site.edit("Symbol: Node.__init__", "Symbol: metadata")
+    code, err = site.check()
+    line = site.post.read_text(encoding="utf-8").split("\n").index("Symbol: metadata") + 1
+    assert code == 1
+    assert (f"docs/posts/p.md:{line}: REAL SOURCE pkg/mod.py (Symbol metadata) at {site.upstream.commits[0][:7]}: "
+            "symbol 'metadata' is not in the file\n"
+            "  hint: metadata is defined in pkg/wrap.py (line 4): write `File: pkg/wrap.py`") in err, err

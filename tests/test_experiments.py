@@ -120,7 +120,8 @@ def test_output_differing_from_the_recorded_one_fails_with_a_unified_diff(root, 
     checked = engine.check(output_block(text))
     assert checked.problem is not None
     assert str(checked.problem) == f"""\
-{POST}:{line_of(text, "[OUTPUT]")}: OUTPUT {SCRIPT}: output differs from the recorded output
+{POST}:{line_of(text, "[OUTPUT]")}: OUTPUT {SCRIPT}: output differs from the recorded output (first difference at \
+{POST}:{line_of(text, "recorded line")})
 --- recorded in the post
 +++ printed by python -B {SCRIPT}
 @@ -1,2 +1,2 @@

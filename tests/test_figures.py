@@ -77,20 +77,22 @@ def test_a_figure_is_a_header_alone_with_a_file_an_alt_and_what_it_draws():
                                                                            "Alt": "a line"}, None)
 
 
-@pytest.mark.parametrize("lines, message", [
-    (("Figure: f.svg",), "FIGURE: Alt is missing or empty"),
-    (("Figure: f.svg", "Graph: f(1.0)", "Alt: a"), "FIGURE: give one of Figure"),
-    (("Alt: a",), "FIGURE: give one of Figure"),
-    (("Figure: ../f.svg", "Alt: a"), "FIGURE: Figure '../f.svg' is not a file name ending in .svg"),
-    (("Graph: f(1.0, 2.0)", "Alt: a"), "FIGURE: Graph 'f(1.0, 2.0)' is not a call of a function of the script on one"),
-    (("Graph: import os", "Alt: a"), "FIGURE: Graph 'import os' is not a call"),
-    (("Figure: f.svg", "Alt: a", "Digest: 123"), "FIGURE: Digest '123' is not sha256: and 64 hex digits"),
-    (("Figure: f.svg", "Alt: 输出已验证"), "FIGURE: Alt shows '输出已验证', a card's own face"),
+@pytest.mark.parametrize("lines, line, message", [  # the header is at line 5, File at 6
+    (("Figure: f.svg",), 5, "FIGURE: Alt is missing or empty"),
+    (("Figure: f.svg", "Graph: f(1.0)", "Alt: a"), 5, "FIGURE: give one of Figure"),
+    (("Alt: a",), 5, "FIGURE: give one of Figure"),
+    (("Figure: ../f.svg", "Alt: a"), 7, "FIGURE: Figure '../f.svg' is not a file name ending in .svg"),
+    (("Alt: a", "Graph: f(1.0, 2.0)"), 8, "FIGURE: Graph 'f(1.0, 2.0)' is not a call of a function of the script on one"),
+    (("Graph: import os", "Alt: a"), 7, "FIGURE: Graph 'import os' is not a call"),
+    (("Figure: f.svg", "Alt: a", "Digest: 123"), 9, "FIGURE: Digest '123' is not sha256: and 64 hex digits"),
+    (("Figure: f.svg", "Alt: 输出已验证"), 8, "FIGURE: Alt shows '输出已验证', a card's own face"),
 ])
-def test_a_figure_header_that_cannot_be_drawn_fails_at_its_line(lines, message):
+def test_a_figure_header_that_cannot_be_drawn_fails_at_its_line(lines, line, message):
+    """A problem of one key's value at that key's line (the walkthrough of round four: a Graph of two arguments
+    was said at the [FIGURE] line); a missing key and the rule over them all at the header's."""
     parsed = parse_post(POST, figure_post(*lines))
     assert not parsed.blocks
-    assert any(p.line == 5 and p.message.startswith(message) for p in parsed.problems), parsed.problems
+    assert any(p.line == line and p.message.startswith(message) for p in parsed.problems), parsed.problems
 
 
 def test_a_fence_right_under_a_figure_header_is_refused():
@@ -560,19 +562,19 @@ def test_update_records_the_digest_of_the_figure_drawn_and_nothing_else(tmp_path
 HEADER = f"[FIGURE]\nFile: {SCRIPT}\nFigure: f.svg\n"
 
 
-@pytest.mark.parametrize("script, header, message", [
-    (WRITE.format(svg=SVG), HEADER + f"Alt: a\nDigest: sha256:{'0' * 64}",
+@pytest.mark.parametrize("script, header, below, message", [  # below: lines under [FIGURE] the problem is said at
+    (WRITE.format(svg=SVG), HEADER + f"Alt: a\nDigest: sha256:{'0' * 64}", 0,
      "FIGURE experiments/draw.py: the run drew another figure"),
-    (WRITE.format(svg=SVG), HEADER + "Alt: ", "FIGURE: Alt is missing or empty"),
+    (WRITE.format(svg=SVG), HEADER + "Alt: ", 3, "FIGURE: Alt is missing or empty"),
     ("import os\nos.makedirs('docs/posts', exist_ok=True)\nopen('docs/posts/f.svg', 'w').write('<svg/>')\n",
-     HEADER + "Alt: a", "FIGURE experiments/draw.py: it did not write f.svg"),
+     HEADER + "Alt: a", 0, "FIGURE experiments/draw.py: it did not write f.svg"),
 ])
 def test_a_fixture_post_whose_figure_differs_has_no_alt_or_was_written_elsewhere_fails_the_build(
-        tmp_path, script, header, message):
+        tmp_path, script, header, below, message):
     site = make_site(tmp_path)
     (site.root / SCRIPT).write_text(script, encoding="utf-8")
     site.edit("The end.", header + "\n\nThe end.")
-    line = site.post.read_text(encoding="utf-8").split("\n").index("[FIGURE]") + 1
+    line = site.post.read_text(encoding="utf-8").split("\n").index("[FIGURE]") + 1 + below
     out, log = site.build()
     assert out is None and f"docs/posts/p.md:{line}: {message}" in report(log)
     assert not (site.root / "docs" / "posts" / "f.svg").exists()

@@ -186,7 +186,7 @@ def test_each_output_gets_its_verdict_in_each_environment_at_its_line(environmen
     assert same.problem is None
     assert (scalar.problem.post, scalar.problem.line) == ("docs/posts/p1.md", 5)
     assert scalar.problem.message == (f"OUTPUT experiments/scalar.py: differs in {scalar.environment}: output "
-                                      "differs from the recorded output")
+                                      "differs from the recorded output (first difference at docs/posts/p1.md:9)")
     assert "+1.0" in scalar.problem.detail and "-np.float64(1.0)" in scalar.problem.detail
     assert newer.problem.message.startswith(f"OUTPUT experiments/newer.py: fails in {newer.environment}: ")
     assert "AttributeError" in newer.problem.message + (newer.problem.detail or "")
@@ -365,7 +365,7 @@ def test_under_strict_a_difference_fails_the_build_at_its_line(environments, tmp
     built, log = site.build()
     assert built is None
     assert re.search(r"^docs/posts/p\.md:\d+: OUTPUT experiments/scalar\.py: differs in Python 3\.11\.\d+ \+ numpy "
-                     r"1\.26\.4: output differs from the recorded output$", log, re.M), log
+                     r"1\.26\.4: output differs from the recorded output \(first difference at docs/posts/p\.md:\d+\)$", log, re.M), log
 
 
 @pytest.mark.parametrize("command, asked", [("build", False), ("serve", True)])

@@ -178,6 +178,29 @@ def test_an_archives_copy_unlike_the_lock_gives_way_to_a_provider_whose_copy_is_
                                "not the locked one"]
 
 
+class Listed(Held):
+    """A provider that says each time it is asked for its listing."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.listed = 0
+
+    def paths(self, repo: str, commit: str) -> list[str] | None:
+        self.listed += 1
+        return super().paths(repo, commit)
+
+
+def test_a_file_the_archive_lists_without_a_lock_entry_is_said_so_without_asking_the_next_provider(tmp_path):
+    """The walkthrough of round four: citing a file no quote locks made every build ask git for the pin (and log
+    it), though the archive had already listed the file."""
+    mirror = Listed("mirror", False, MIRROR)
+    store = held_store(tmp_path, mirror, Held("archive", True, {**ARCHIVE, "pkg/extra.py": b""}))
+    with pytest.raises(SourceError) as raised:
+        store.read(FileRef("fixture/upstream", "a" * 40, "pkg/extra.py"))
+    assert (str(raised.value), mirror.listed) == ("fixture/upstream@aaaaaaa:pkg/extra.py has no entry in the lock file "
+                                                  "sources.lock.json", 0)
+
+
 def test_a_tree_and_a_listing_come_from_a_pinned_archive_before_any_other_provider(tmp_path):
     store = held_store(tmp_path, Held("mirror", False, MIRROR), Held("archive", True, ARCHIVE))
     assert store.tree("fixture/upstream", "a" * 40, "pkg") == ARCHIVE

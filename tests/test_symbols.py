@@ -196,5 +196,16 @@ def test_a_call_symbol_without_an_ellipsis_names_no_call_of_more_arguments():
     """The guide writes the rest of the arguments as `...`: `defvjp(add)` was taken for `defvjp(add, ...)`."""
     with pytest.raises(SymbolError) as raised:
         spans("defvjp(add)", CALLS)
-    assert (str(raised.value), raised.value.hint) == ("symbol 'defvjp(add)' is not in the file",
-                                                      "did you mean defvjp(add, ...)?")
+    assert (str(raised.value), raised.value.hint) == (
+        "symbol 'defvjp(add)' is not in the file",
+        "the file's call has more arguments: write `defvjp(add, ...)` (without `...`, a call names exactly the "
+        "arguments written)")
+
+
+def test_a_misspelt_call_symbol_offers_first_the_calls_that_begin_as_written():
+    """The walkthrough of round four: `defvjp(anp.ad, ...)` was offered `defvjp(anp.pad, ...)` first, though the
+    author meant `defvjp(anp.add, ...)`: both are one letter away."""
+    text = "defvjp(anp.pad, f)\ndefvjp(anp.add, g)\ndefvjp(anp.tan, h)\n"
+    with pytest.raises(SymbolError) as raised:
+        spans("defvjp(anp.ad, ...)", text)
+    assert raised.value.hint == "did you mean defvjp(anp.add, ...), defvjp(anp.pad, ...), defvjp(anp.tan, ...)?"

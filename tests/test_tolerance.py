@@ -220,7 +220,8 @@ def test_a_number_out_of_tolerance_is_named_at_its_post_line_with_both_numbers_a
     assert report(log) == f"""\
 1 problem:
 
-docs/posts/p.md:32: OUTPUT {SCRIPT}: output differs from the recorded output; 1 number is out of tolerance
+docs/posts/p.md:32: OUTPUT {SCRIPT}: output differs from the recorded output (first difference at docs/posts/p.md:39); \
+1 number is out of tolerance
 docs/posts/p.md:39: recorded 2.5323, printed 2.53221860000001: relative difference 3.2e-5, tolerance rel=1e-7
 --- recorded in the post
 +++ printed by python -B {SCRIPT}, numbers within tolerance as recorded
@@ -237,7 +238,8 @@ def test_under_an_absolute_tolerance_the_message_gives_the_absolute_difference_t
     record(site, "rel=1e-7, abs=1e-14", "x = 2.5322186\ny = 0.5 err = 0.0")
     _, log = site.build()
     assert report(log).split("\n")[2:4] == [
-        f"docs/posts/p.md:32: OUTPUT {SCRIPT}: output differs from the recorded output; 1 number is out of tolerance",
+        f"docs/posts/p.md:32: OUTPUT {SCRIPT}: output differs from the recorded output (first difference at "
+        "docs/posts/p.md:40); 1 number is out of tolerance",
         "docs/posts/p.md:40: recorded 0.0, printed 3e-13: relative difference 1, absolute difference 3e-13, "
         "tolerance rel=1e-7, abs=1e-14",
     ]

@@ -6,6 +6,7 @@ Used alike by the MkDocs hook and by the command line (`python -m codeproof`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import re
 import time
@@ -23,14 +24,15 @@ from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
 from codeproof.experiments.tracing import read_graph
 from codeproof.common.kinds.figure import traced_call
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
-from codeproof.quotes.citations import (Form, PinnedTree, Verdict, definitions_from_json, definitions_of,
-                                        definitions_to_json, files_key)
+from codeproof.quotes.citations import (SHOWN_PLACES, Form, PinnedTree, Verdict, definitions_from_json,
+                                        definitions_of, definitions_to_json, files_key)
 from codeproof.quotes.lock import SourceError
 from codeproof.quotes.sources import SourceStore, default_store
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.inlinecode import InlineCode
 from codeproof.series.spans import CodeSpan, code_spans
 from codeproof.common.structure import Block, Checked, Excerpt, FileRef, ParsedPost, Problem, RunResult, Tolerance, number_text
+from codeproof.quotes.symbols import UNMATCHED
 from codeproof.quotes.verify import DIFFERS, verify_script_quote, verify_source_quote
 
 
@@ -216,7 +218,25 @@ class Engine:
         checked = verify_source_quote(block, ref, text)
         if checked.problem and DIFFERS in checked.problem.message:  # a quote unlike the pin: copied from elsewhere?
             checked = replace(checked, problem=replace(checked.problem, hint=self._copied_from(block, ref, checked)))
+        if checked.problem and checked.problem.hint == UNMATCHED:  # nothing like it in the file: in another one?
+            checked = replace(checked, problem=replace(checked.problem, hint=self._defined_elsewhere(block, ref)))
         return checked
+
+    def _defined_elsewhere(self, block: Block, ref: FileRef) -> str:
+        """The hint for a Symbol that nothing in its file is close to: the package's other files that define its
+        name (`metadata` is in numpy_wrapper.py, not numpy_vjps.py), else to check the line against the file."""
+        name = block.fields["Symbol"].split(" and ")[0].split(",")[0].strip()
+        try:
+            files = self.store.tree(ref.repo, ref.commit, ref.path.split("/")[0]) if "(" not in name else {}
+        except SourceError:
+            files = {}
+        texts = {path: data.decode("utf-8", "replace") for path, data in files.items()
+                 if path.endswith(".py") and path != ref.path}
+        places = definitions_of(texts).get(name, []) if texts else []
+        if not places:
+            return UNMATCHED
+        shown = ", ".join(f"{place.path} (line {place.line})" for place in places[:SHOWN_PLACES])
+        return f"{name} is defined in {shown}: write `File: {places[0].path}`"
 
     def _copied_from(self, block: Block, ref: FileRef, checked: Checked) -> str:
         """The hint for a quote that differs from the pin: the version of the file it matches, where one at hand
@@ -363,7 +383,10 @@ class Engine:
     def _mismatch(self, block: Block, reconciled: Reconciled) -> Problem:
         """The output differs: each number out of tolerance at its post line, then the diff."""
         script, tolerance = block.fields["File"], block.tolerance
-        message = f"OUTPUT {script}: output differs from the recorded output"
+        recorded = normalize(block.quote)
+        first = next(n for n, (want, got) in enumerate(itertools.zip_longest(recorded, reconciled.lines)) if want != got)
+        at = block.quote_line(min(first, max(len(recorded) - 1, 0)))  # a line printed past the end: the last one
+        message = f"OUTPUT {script}: output differs from the recorded output (first difference at {block.post}:{at})"
         numbers = []
         for number in reconciled.out:
             differences = f"relative difference {number_text(number.relative, 2)}"

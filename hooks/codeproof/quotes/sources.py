@@ -102,6 +102,8 @@ class SourceStore:
                 paths = provider.paths(ref.repo, ref.commit)
                 if paths is not None and ref.path not in paths:
                     raise not_there(ref, provider.where(ref), paths)
+                if paths is not None:  # it is upstream, with no lock entry: no other provider need be asked
+                    break
             raise SourceError(
                 f"{ref} has no entry in the lock file {self.lock.path.name}",
                 hint="run `./dev.sh lock` (python -m codeproof lock) to record it, and commit the lock",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ CALL_RE = re.compile(r"^\s*([A-Za-z_][\w.]*\s*\(.*\))\s*(?:,\s*(.*))?$")
 NAME_RE = re.compile(r"^\s*([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\s*(?:,\s*(.*))?$")
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+UNMATCHED = "check the Symbol line against the file"  # the hint when nothing in the file is close to a Symbol
 
 
 @dataclass(frozen=True)
@@ -123,8 +125,14 @@ class SymbolIndex:
                      for calls in self._call_tables() for stmts in calls.values() for stmt in stmts if stmt.value.args}
         else:
             names = set().union(*(_qualified_names(body) for body in self._bodies()))
-        close = difflib.get_close_matches(spec.text, sorted(names), n=3)
-        return f"did you mean {', '.join(close)}?" if close else "check the Symbol line against the file"
+        if spec.call is not None and f"{spec.text[:-1]}, ...)" in names:  # the call has more arguments than written
+            return f"the file's call has more arguments: write `{spec.text[:-1]}, ...)` (without `...`, a call names " \
+                   "exactly the arguments written)"
+        # The closest first, and among as close ones, those that begin as written (`anp.ad`: add before pad).
+        close = sorted(difflib.get_close_matches(spec.text, sorted(names), n=10),
+                       key=lambda name: (-round(difflib.SequenceMatcher(None, spec.text, name).ratio(), 6),
+                                         -len(os.path.commonprefix([spec.text, name]))))[:3]
+        return f"did you mean {', '.join(close)}?" if close else UNMATCHED
 
 
 class LargeSymbolIndex(SymbolIndex):

@@ -202,7 +202,7 @@ def _parse_block(parsed: ParsedPost, start: int) -> int:
             fields[match.group(1)] = match.group(2).strip()
             offsets[match.group(1)] = i - start
         i += 1
-    _check_fields(kind, fields, problem)
+    _check_fields(kind, fields, offsets, problem)
     tolerance = None
     if "Tolerance" in fields:
         try:
@@ -265,19 +265,21 @@ def _invisible(value: str) -> str:
     return ", ".join(f"U+{ord(ch):04X}" for ch in found)
 
 
-def _check_fields(kind: Kind, fields: dict[str, str], problem) -> None:
+def _check_fields(kind: Kind, fields: dict[str, str], offsets: dict[str, int], problem) -> None:
     """The header against its kind's schema (common.schema, as extra.series and front matter are checked): known
     keys, each value within its bounds and in its format, the required ones given, and the kind's rule over them
-    all; every problem said at the header's line."""
+    all; a problem of one key's value said at that key's line (`offsets`), the others at the header's line."""
     found: list[Finding] = []
     schema = _header_schema(kind)
     validate(schema, fields, (), found)
     meant = {closest(schema, key) for key in fields if key not in schema.settings}  # said missing already
     found += [Finding((key,), f"{key} is missing or empty", f"add a `{key}: …` line to the header")
               for key in kind.required if not fields.get(key) and key not in meant]
+    for finding in found:
+        problem(offsets.get(finding.path[0], 0) if finding.path else 0, finding.message, finding.hint)
     rule = kind.header_rule(fields)
-    for message, hint in [*((f.message, f.hint) for f in found), *([rule] if rule else [])]:
-        problem(0, message, hint)
+    if rule:
+        problem(0, *rule)
 
 
 @functools.cache
