@@ -15,7 +15,7 @@ from codeproof.common.structure import Budgets
 from codeproof.common.usercache import repository_cache
 from codeproof.experiments import compare
 from codeproof.experiments.figures import FOLDER_FAULT, clean_svg, collect_figures
-from codeproof.experiments.runner import MEMORY_MARGIN_MIB
+from codeproof.experiments.runner import MEMORY_MARGIN_MIB, ExperimentRunner
 from codeproof.experiments.tracing import MAX_MAKERS, MAX_NAMES, read_graph
 from codeproof.engine import run_failure
 from codeproof.series.config import SeriesConfigError, load_series
@@ -291,3 +291,20 @@ def test_folders_count_and_one_too_deep_to_read_fails_the_block_not_the_build(ro
     (root / "experiments" / "fill.py").write_text(script)
     result = make_runner(budgets=budgets).result("experiments/fill.py")
     assert (result.ok, result.over_budget) == (False, over)
+
+
+def test_what_is_bound_read_only_into_the_sandboxs_tmp_is_not_the_runs(root, make_runner, tmp_path):
+    """Review of round six: a build whose venv lies in /tmp (a fresh clone there) counted the venv, bound
+    read-only into the sandbox's /tmp, as the run's files, and ended every run past the budget. Here a package tree
+    in /tmp is bound as drift --run binds another commit's."""
+    tree = tmp_path / "tree"
+    for n in range(80):
+        (tree / "pkg" / f"m{n}.py").parent.mkdir(parents=True, exist_ok=True)
+        (tree / "pkg" / f"m{n}.py").write_text("")
+    (root / "experiments" / "x.py").write_text("import time\ntime.sleep(1)\nprint('ran')\n")  # counted as it runs
+    runner = ExperimentRunner(root, tmp_path / ".cache", 20, 1 << 20, sandbox="bwrap", key_file=tmp_path / "key",
+                              python_path=tree, budgets=Budgets(run_files=50))
+    result = runner.result("experiments/x.py")
+    runner.finish()
+    assert str(tree).startswith("/tmp/")
+    assert (result.returncode, result.stdout, result.over_budget) == (0, "ran\n", "")

@@ -192,7 +192,8 @@ class ExperimentRunner:
                     return True
                 if time.monotonic() - watched >= WATCHED_EVERY:
                     watched = time.monotonic()
-                    if self._over_budget(folders.counted(run_dir)):
+                    folders.over_budget = self._over_budget(folders.counted(run_dir))
+                    if folders.over_budget:
                         run.ask_to_end()
         return False
 
@@ -272,7 +273,8 @@ class ExperimentRunner:
                 whole = not reader.is_alive() and len(record) <= RECORD_CAP
                 inside = f"{self._inside(run_dir)}/work/resources"
                 inputs = self._inputs(bytes(record), inside, script, files) if whole else {}
-                over_budget = self._over_budget(folders.counted(run_dir))
+                # what it holds when every process has ended, else what ended it (it may have deleted files since)
+                over_budget = self._over_budget(folders.counted(run_dir)) or folders.over_budget
                 figures, faults = (collect_figures(folders.work(), self.budgets) if folders.work() else
                                    ({}, {FOLDER_FAULT: "the run ended before its supervisor handed over its folder"}))
                 if over_budget:
@@ -288,15 +290,21 @@ class ExperimentRunner:
     def _over_budget(self, folders: list[str]) -> str:
         """What the run holds in its folders past the budgets, or "": every entry (folders too) counted without
         following links, and no further than the budget (a million empty folders are not all counted). A folder
-        the build cannot read (nested past what a path may hold, its permissions taken away) is past it too."""
-        files, size, pending = 0, 0, list(folders)
+        the build cannot read (nested past what a path may hold, its permissions taken away) is past it too. What
+        another file system holds is not the run's: in the sandbox's /tmp, the interpreter bound read-only where
+        it lies in /tmp, and given/; they are gone from it once the sandbox has ended."""
+        files, size, pending = 0, 0, [(folder, None) for folder in folders]
         while pending:
+            folder, device = pending.pop()
             try:
-                with os.scandir(pending.pop()) as entries:
+                device = os.stat(folder).st_dev if device is None else device
+                with os.scandir(folder) as entries:
                     for entry in entries:
                         info = entry.stat(follow_symlinks=False)
+                        if info.st_dev != device:
+                            continue
                         if stat.S_ISDIR(info.st_mode):
-                            pending.append(entry.path)
+                            pending.append((entry.path, device))
                         # the blocks it holds too: space kept with fallocate has no size (review, round five)
                         used = max(info.st_size, info.st_blocks * 512) if stat.S_ISREG(info.st_mode) else 0
                         files, size = files + 1, size + used
@@ -445,6 +453,7 @@ class Handover:
         self._ours, self._theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.supervisors_end = self._theirs.fileno()
         self._folders: list[int] | None = None
+        self.over_budget = ""  # what the last count while the run went on found past its budgets
 
     def started(self) -> None:
         """The supervisor holds its end now (or never will): ours alone stays open."""
