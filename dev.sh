@@ -66,8 +66,8 @@ export PYTHONSAFEPATH=1  # python -m … never imports from the working folder f
 # A folder that must stay in the tree (.venv, where editors look for it) is trusted only when git tracks nothing
 # in it, it is no link, and the record dev.sh wrote when it made it names this very folder (device and inode) and
 # what it held (every entry's name, size, time and inode: a checkout that writes into it changes them).
-contents() {  # what a folder holds, as a digest of its entries (0.3 s for a .venv of 34,000)
-  find "$1" -printf '%P %s %T@ %i\n' | LC_ALL=C sort | sha256sum | cut -d' ' -f1
+contents() {  # what a folder holds, as a digest of its entries (0.3 s for a .venv of 34,000); then find's tests
+  find "$@" -printf '%P %s %T@ %i\n' | LC_ALL=C sort | sha256sum | cut -d' ' -f1
 }
 
 made_here() {  # made_here FOLDER: prints the content key its record holds; refuses a folder dev.sh did not make
@@ -145,6 +145,11 @@ test_set=$(cat requirements-test.lock pyproject.toml | sha256sum | cut -d' ' -f1
 lock=requirements.lock want=$site_set
 [ "${1:-}" != test ] || lock=requirements-test.lock want=$test_set
 made=$want
+# An author's first build byte-compiles .venv beside the build (below), holding this lock: wait for it to end.
+mkdir -p "$state"
+exec 9>"$state/.venv.compiling"
+flock -n 9 || { echo "dev.sh: waiting for .venv's byte-compiling, which the first build started, to end..." >&2; flock 9; }
+exec 9>&-
 [ -n "${CODEPROOF_VENV:-}" ] || made=$(made_here .venv)  # (exits here when it refuses)
 if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set holds the site's too
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 11, 5))' || { echo "dev.sh: Python 3.11.5+ is needed (the pinned packages require it)" >&2; exit 2; }
@@ -163,20 +168,46 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
   fi
   # The engine, importable as `codeproof` from anywhere (see pyproject.toml), is installed editable and
   # without dependencies: the lock pins those, setuptools (its build backend) and pip among them.
+  # Byte-compiled at once for the tests; for an author's build, beside the build (below), so that it need not
+  # wait for the 3,000 files: the first build is a third faster.
+  compile=--compile-bytecode
+  [ "${1:-}" = test ] || [ "${DEV_SH_NO_UV:-}" ] || compile=
   if have_uv; then
-    # Compiled as pip does: else the first build compiles every module and MkDocs logs their DeprecationWarnings.
     # uv's own lines say each phase as it ends (resolved, built, prepared, installed, compiled); not the list.
-    "$uv" pip install --python "$venv/bin/python" --compile-bytecode --require-hashes -r "$lock" \
+    "$uv" pip install --python "$venv/bin/python" $compile --require-hashes -r "$lock" \
       2>&1 | sed -u -e '/^ [+-] /d' -e 's/^/  uv: /' >&2
-    # Its import hook compiled too: else the first python that starts without -B (a bench) writes that .pyc into
-    # .venv/, which then no longer matches its record, and dev.sh refuses it.
+    # Its import hook compiled in any case: else the first python that starts without -B (a bench) writes that
+    # .pyc into .venv/, which then no longer matches its record, and dev.sh refuses it.
     "$uv" pip install --quiet --python "$venv/bin/python" --compile-bytecode --no-deps --no-build-isolation --editable .
   else
+    compile=--compile-bytecode
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes -r "$lock"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
   fi
-  record_venv "$want"
   echo "dev.sh: installed in $((SECONDS - started)) s" >&2
+  if [ -n "$compile" ]; then
+    record_venv "$want"
+  else
+    # One process on one core, at the lowest priority (the build comes first), holding the lock that the next
+    # dev.sh waits on; then .venv is recorded as made. First what the build's cross-referencing workers and the
+    # experiments' runs (python -B) import: they compile in memory what has no .pyc yet. Its log, with the
+    # DeprecationWarnings that compiling third-party code gives, is kept in the user's cache.
+    # It records .venv only if no file but bytecode came into it meanwhile (a checkout then, say); a folder's time
+    # changes as its __pycache__ is made, so folders are left out of that comparison.
+    purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+    installed=$(contents "$venv" -not -type d -not -path '*/__pycache__*')
+    exec 9>"$state/.venv.compiling"
+    flock 9
+    (
+      for first in parso jedi numpy matplotlib autograd PIL fontTools kiwisolver contourpy ""; do
+        nice -n 19 "$venv/bin/python" -m compileall -q -j 1 --invalidation-mode timestamp "$purelib/$first"
+      done && [ "$(contents "$venv" -not -type d -not -path '*/__pycache__*')" = "$installed" ] && record_venv "$want"
+    ) </dev/null >"$state/compile.log" 2>&1 &
+    exec 9>&-
+    # Meanwhile this build writes no .pyc of its own into .venv/ (its record would no longer hold), and the
+    # compiler's warnings on third-party code stay out of its log, MkDocs' DeprecationWarnings as before.
+    export PYTHONDONTWRITEBYTECODE=1 PYTHONWARNINGS="module::DeprecationWarning,ignore:invalid escape sequence"
+  fi
 fi
 export NO_MKDOCS_2_WARNING=1
 # uv as checked above, for the engine's matrix environments (experiments/matrix.py), which it makes with it.
