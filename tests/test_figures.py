@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from codeproof.common.markers import titles_a_card
 from codeproof.common.kinds.registry import BlockKind
 from codeproof.engine import Engine
-from codeproof.experiments.figures import MATPLOTLIBRC, PHONE_FIGURE_PX, clean_svg, contrast, shown_svg_problems, BACKGROUNDS
+from codeproof.experiments.figures import (MATPLOTLIBRC, PHONE_FIGURE_PX, BACKGROUNDS, clean_svg, collect_figures, contrast,
+                                          shown_svg_problems)
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.tracing import read_graph
 from codeproof.series.blocks import parse_post
@@ -75,6 +76,17 @@ def test_a_figure_is_a_header_alone_with_a_file_an_alt_and_what_it_draws():
     (block,) = parse_post(POST, figure_post("Figure: f.svg", "Alt: a line")).blocks
     assert (block.kind, block.fields, block.quote) == (BlockKind.FIGURE, {"File": SCRIPT, "Figure": "f.svg",
                                                                            "Alt": "a line"}, None)
+
+
+def test_a_figure_whose_name_is_not_utf8_is_a_fault_and_never_a_traceback(tmp_path):
+    """Review of round six: a figure named b"\\xff.svg" became a lone surrogate in the run's figures, and storing the
+    run in the cache ended the build with a UnicodeEncodeError, CI's too."""
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "ok.svg").write_text("<svg/>")
+    with open(os.fsencode(tmp_path / "figures") + b"/\xff.svg", "wb") as named:
+        named.write(b"<svg/>")
+    figures, faults = collect_figures(tmp_path)
+    assert (figures, faults) == ({"ok.svg": "<svg/>"}, {"\\xff.svg": "its name is not UTF-8"})
 
 
 @pytest.mark.parametrize("lines, line, message", [  # the header is at line 5, File at 6

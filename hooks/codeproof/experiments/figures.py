@@ -105,6 +105,12 @@ def collect_figures(run_dir: Path, budgets: Budgets = Budgets(), folder: str = "
                                       f"{budgets.phrase('figure_files')}"}
         for name in names:
             try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:  # a byte that is not UTF-8, kept by listdir as a lone surrogate
+                faults[name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")] = \
+                    "its name is not UTF-8"
+                continue
+            try:
                 descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder_fd)
             except OSError:
                 faults[name] = "it is a link or cannot be read"

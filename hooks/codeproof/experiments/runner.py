@@ -38,7 +38,7 @@ from codeproof.experiments.cache import RunCache, cache_readable, input_digest
 from codeproof.experiments.figures import FOLDER_FAULT, MATPLOTLIBRC, collect_figures
 from codeproof.experiments.resources import Resource, read_resources
 from codeproof.experiments.sandbox import (COUNTED, INSIDE, NO_SANDBOX_IN_CI, NOBODY, SANDBOX_NOTES, SANDBOXES,
-                                           Interpreter, bwrap_command, bwrap_works, run_env)
+                                           SHM_BYTES, Interpreter, bwrap_command, bwrap_works, run_env)
 from codeproof.experiments.tracing import TRACE
 from codeproof.common.signing import default_key_file
 from codeproof.common.structure import Budgets, Limits, Problem, RunResult
@@ -321,7 +321,7 @@ class ExperimentRunner:
         """The graphs the run traced (tracing.TRACE), by call."""
         calls, traces = self._calls.get(script, ()), {}
         for item in record.split(b"\0"):
-            kind, _, rest = item.decode("utf-8", "surrogateescape").partition("\t")
+            kind, _, rest = item.decode("utf-8", "replace").partition("\t")  # a script may write any bytes there
             number, _, text = rest.partition("\t")
             if kind == "graph" and number.isdigit() and int(number) < len(calls):
                 traces[calls[int(number)]] = text
@@ -338,7 +338,7 @@ class ExperimentRunner:
             if kind == "limit" and name in LIMIT_NAMES:
                 return self.limits.phrase(name)
             if kind == "limit" and name == "run_mib" and self.sandbox == "bwrap":  # else the disk is full
-                return self.budgets.phrase(name)
+                return f"{self.budgets.phrase(name)}, or the {SHM_BYTES >> 20} MiB of /dev/shm"
         return ""
 
     def _supervised(self, script: str, run_dir: Path, record: int, folders: Handover) -> RunResult:

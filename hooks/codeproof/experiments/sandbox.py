@@ -120,7 +120,10 @@ def bwrap_command(given: Path, hidden: tuple[Path, ...] = (), readable: tuple[Pa
     leading = dict.fromkeys(str(folder) for path in (*bound, *seen) for folder in reversed(Path(path).parents)
                             if str(folder) not in ("/", "/tmp") and not any(folder.is_relative_to(b) for b in bound))
     namespaces = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-                   "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if os.geteuid() == 0 else ["--unshare-all"])
+                   "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if os.geteuid() == 0 else
+                  # no user namespace of the script's own, where it could mount memory of any size (review, round six;
+                  # bubblewrap 0.8 and later)
+                  ["--unshare-all", "--unshare-user", *(["--disable-userns"] if _disables_userns() else [])])
     return ["bwrap", *namespaces, "--new-session", "--die-with-parent",
             "--dev", "/dev", "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm", "--proc", "/proc",
             "--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", "/tmp",
@@ -130,6 +133,16 @@ def bwrap_command(given: Path, hidden: tuple[Path, ...] = (), readable: tuple[Pa
             "--perms", "1777", "--dir", INSIDE,  # the supervisor, NOBODY in a root build, makes work/ there
             "--ro-bind", str(given), f"{INSIDE}/given", *hide, "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", INSIDE, "--"]
+
+
+@cache
+def _disables_userns() -> bool:
+    """This bubblewrap can forbid the sandbox further user namespaces (0.8 and later)."""
+    try:
+        said = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--disable-userns" in said.stdout + said.stderr
 
 
 @cache
