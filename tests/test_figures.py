@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from codeproof.common.markers import titles_a_card
 from codeproof.common.kinds.registry import BlockKind
 from codeproof.engine import Engine
+from codeproof.common.structure import Budgets
 from codeproof.experiments.figures import (MATPLOTLIBRC, PHONE_FIGURE_PX, BACKGROUNDS, clean_svg, collect_figures, contrast,
                                           shown_svg_problems)
 from codeproof.experiments.runner import ExperimentRunner
@@ -723,3 +725,81 @@ def test_text_inside_what_draws_nothing_where_it_stands_is_refused():
     assert clean_svg(svg, "f-", "a").problems == ("its <text> holding 'x' is inside <defs>, which draws nothing where "
                                                    "it stands: a reader does not see it, so it could split the text a "
                                                    "reader sees",)
+
+
+# --- text a later shape paints over ----------------------------------------------------------------------------
+
+OVER = ("its <{name}> is drawn over the text {words!r}: a reader does not see what it covers, so it could split "
+        "the text a reader sees")
+STAMP_SPLIT = '<text x="10" y="20" font-size="8">✓ 输X出已验证</text>'  # the guard reads the X, which is then covered
+
+
+@pytest.mark.parametrize("cover, name", [
+    ('<rect x="26" y="12" width="6" height="10" fill="#ffffff"/>', "rect"),
+    ('<path d="M 26 12 L 32 12 L 32 22 Z" style="fill: #ffffff"/>', "path"),
+    ('<circle cx="29" cy="17" r="4" fill="white"/>', "circle"),
+    ('<polygon points="26,12 32,12 32,22" fill="white"/>', "polygon"),
+    ('<line x1="29" y1="0" x2="29" y2="40" stroke="#ffffff" stroke-width="6"/>', "line"),
+    ('<g transform="translate(20 10)"><rect x="6" y="2" width="6" height="10" fill="#ffffff"/></g>', "rect"),
+    ('<defs><rect id="r" width="6" height="10" fill="#ffffff"/></defs><use href="#r" x="26" y="12"/>', "use"),
+    ('<rect x="26" y="12" width="6" height="10" fill="url(#p)"/><defs><pattern id="p" width="1" height="1"/></defs>',
+     "rect"),
+])
+def test_a_shape_drawn_over_text_is_refused_naming_both(cover, name):
+    """Round six (left by round five): a glyph slipped into a stamp's words for the guard, then painted over for the
+    reader, who reads the stamp whole. A shape that paints over text drawn before it is refused, however drawn."""
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50">{STAMP_SPLIT}{cover}</svg>'
+    assert OVER.format(name=name, words="✓ 输X出已验证") in clean_svg(svg, "f-", "a").problems
+
+
+@pytest.mark.parametrize("drawing", [
+    '<rect width="100" height="50" fill="#ffffff"/>' + STAMP_SPLIT,  # a background, drawn before the text
+    STAMP_SPLIT + '<line x1="0" y1="17" x2="100" y2="17" stroke="#000000" stroke-width="0.8"/>',  # a thin line across
+    STAMP_SPLIT + '<rect x="10" y="30" width="50" height="10" fill="#000000"/>',  # below it
+    STAMP_SPLIT + '<rect x="26" y="12" width="6" height="10" fill="#ffffff" fill-opacity="0.1"/>',  # a faint tint
+    STAMP_SPLIT + '<path d="M 26 12 L 32 22" style="fill: none; stroke: #000000; stroke-width: 1"/>',  # an outline
+])
+def test_shapes_that_leave_text_readable_are_kept(drawing):
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50">{drawing}</svg>'
+    assert [p for p in clean_svg(svg, "f-", "a").problems if "drawn over" in p] == []
+
+
+@pytest.mark.parametrize("layout, covered", [("constrained", []), (None, ["0.0"])])
+def test_matplotlib_text_is_painted_over_only_where_its_subplots_overlap(layout, covered):
+    """What matplotlib draws after text in a figure laid out (tick marks after the labels before them, a legend's
+    frame, the next subplot) leaves it readable: none of it is refused. Two subplots left to overlap in a short
+    figure do cover the first one's tick labels with the second one's background, and that is refused."""
+    import io
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "fixed"}):
+        figure, (top, bottom) = plt.subplots(2, 1, figsize=(4.5, 3), layout=layout)
+        for axes in (top, bottom):
+            axes.plot([0, 1, 2, 3], [1, 3, 2, 4], marker="o", label="数据")
+            axes.text(1.5, 3.5, "注释")
+            axes.annotate("峰值", xy=(3, 4), xytext=(2, 1.5), arrowprops={"arrowstyle": "->"})
+            axes.set_xlabel("横轴 x")
+            axes.set_title("标题")
+            axes.legend(loc="lower right")
+        out = io.StringIO()
+        figure.savefig(out, format="svg")
+        plt.close(figure)
+    assert [re.search(r"over the text '([^']*)'", p)[1] for p in clean_svg(out.getvalue(), "f-", "a").problems
+            if "drawn over" in p] == covered
+
+
+def test_a_figure_of_more_text_under_more_shapes_than_the_check_compares_is_refused_in_bounded_time():
+    """10,000 texts under 10,000 shapes (within the element budget) would be 10^8 comparisons: the check stops at
+    its bound and says so. The bound is counted, not timed."""
+    from codeproof.experiments.figures import MAX_OVER_CHECKS
+
+    texts = "".join(f'<text x="{n % 90}" y="{5 + n // 90 % 40}" font-size="1">t</text>' for n in range(2_000))
+    shapes = '<rect x="0" y="49" width="1" height="1" fill="#000000"/>' * 1_100
+    problems = clean_svg(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50">{texts}{shapes}</svg>', "f-",
+                         "a", Budgets(svg_elements=20_000)).problems
+    assert 2_000 * 1_100 > MAX_OVER_CHECKS
+    assert ("it draws more shapes over more text than the check of what covers text compares (2,000,000 pairs): draw "
+            "fewer of them, or draw the text last") in problems

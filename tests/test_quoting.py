@@ -72,14 +72,14 @@ def test_dedent_no_shows_the_quote_with_the_file_s_indentation(site):
     assert card(site)[:2] == (NODE_INIT, ["9", "10", "11"])
 
 
-def test_a_dedent_that_is_neither_yes_nor_no_fails_at_its_block(site):
+def test_a_dedent_that_is_neither_yes_nor_no_fails_at_its_line(site):
     site.edit("Symbol: Node.__init__\n", "Symbol: Node.__init__\nDedent: off\n")
     code, err = site.check()
     assert code == 1
     assert report(err) == """\
 1 problem:
 
-docs/posts/p.md:9: REAL SOURCE: Dedent 'off' is neither yes nor no
+docs/posts/p.md:12: REAL SOURCE: Dedent 'off' is neither yes nor no
   hint: write `Dedent: no` to show the quote with the file's indentation; yes (the default) removes the indentation its lines share
 """
 

@@ -16,10 +16,11 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import Element, tostring
 
+import svgelements
 import tinycss2
 import tinycss2.color3
 from defusedxml import DefusedXmlException
@@ -190,7 +191,8 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
     frame = _Frame(tuple(box) if len(box) == 4 else (0, 0, 0, 0))
     texts: list[tuple[float, str]] = []  # each text's font size (in the figure's units) and its words
     placed: list[tuple[float, float, str]] = []  # each run of words where it is drawn (y, x)
-    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0, texts, placed, frame)
+    over = _Over({element.get("id"): element for element in root.iter() if element.get("id")})
+    _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0, texts, placed, frame, over)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
         problems += _references(root, prefix) + _read_text(root, placed)
     if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
@@ -218,14 +220,15 @@ def _small_text(root: Element, texts: list[tuple[float, str]]) -> SmallText | No
 
 
 def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
-           texts: list[tuple[float, str]], placed: list[tuple[float, float, str]], frame: _Frame,
+           texts: list[tuple[float, str]], placed: list[tuple[float, float, str]], frame: _Frame, over: _Over,
            in_text: bool = False, hidden: str | None = None, start: tuple[float, float] = (0, 0)
            ) -> tuple[float, float]:
     """Clean an element and what it holds in place, and say what cannot be cleaned; add each text's font size
     (scaled by the transforms around it) and words to `texts`, and its words where they are drawn (y, x) to
-    `placed`. `frame`: where the element draws, `hidden`: why a group around it draws nothing a reader sees
-    (opacity 0, a clip or a mask), if it does; `start`: where the text around a <tspan> stands. Returns where
-    its text ends (a text element's last position; else `start`)."""
+    `placed`, and where they may draw to `over`, which a shape drawn later must not paint. `frame`: where the
+    element draws, `hidden`: why a group around it draws nothing a reader sees (opacity 0, a clip or a mask), if
+    it does; `start`: where the text around a <tspan> stands. Returns where its text ends (a text element's last
+    position; else `start`)."""
     name = _name(element.tag)
     if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
         problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
@@ -241,6 +244,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         problems.append(f"its elements are nested deeper than {MAX_DEPTH}")
         return
     element.tag = name  # the default namespace, written once on the root
+    copied = (element.get(XLINK_HREF) or element.get("href") or "").removeprefix("#")  # a <use>'s, as written
     style = _attributes(element, name, prefix, problems)
     colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in INHERITED},
                **{key: value for key, value in style.items() if key in INHERITED}}
@@ -254,12 +258,16 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     textual = name in ("text", "tspan")
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
     off = None
+    size = _number(colours.get("font-size", "")) or DEFAULT_FONT_SIZE
+    anchor = colours.get("text-anchor", "start").strip().lower()
     if textual:
-        start, off, runs = _positions(element, start, frame,
-                                      _number(colours.get("font-size", "")) or DEFAULT_FONT_SIZE,
-                                      colours.get("text-anchor", "start").strip().lower(),
+        start, off, runs = _positions(element, start, frame, size, anchor,
                                       colours.get("dominant-baseline", "auto").strip().lower())
-        placed += runs
+        placed += [(y, x, words) for y, x, words, _, _ in runs]
+        over.texts += [(_text_box(frame, x, y, words, size, anchor), size * frame.scale, words)
+                       for _, _, words, x, y in runs]
+    elif name in SHAPES and not hidden:
+        problems += over.painted(element, name, {**element.attrib, **style}, colours, frame, copied)
     if textual and own_text.strip():
         unseen = hidden or _hides_text(colours, element.attrib, own_text.strip(), frame) or off
         if unseen:
@@ -273,11 +281,13 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         if not isinstance(child.tag, str) or _name(child.tag) in DROPPED:  # comments, metadata, style sheets
             element.remove(child)
         else:
-            went_on = _clean(child, prefix, problems, colours, depth + 1, texts, placed, frame, textual, hidden,
-                             start)
+            went_on = _clean(child, prefix, problems, colours, depth + 1, texts, placed, frame, over, textual,
+                             hidden, start)
             if textual and child.tail:  # the words after a <tspan> go on from where it ended
                 drawn = frame.point(*went_on)
                 placed.append((drawn[1], drawn[0], child.tail))
+                over.texts.append((_text_box(frame, *went_on, child.tail, size, anchor), size * frame.scale,
+                                   child.tail))
     return start
 
 
@@ -437,12 +447,12 @@ BODY_Y = {"auto": -0.35, "central": 0.0, "middle": 0.0, "hanging": 0.35, "text-b
 
 
 def _positions(element: Element, start: tuple[float, float], frame: _Frame, size: float, anchor: str, baseline: str
-               ) -> tuple[tuple[float, float], str | None, list[tuple[float, float, str]]]:
+               ) -> tuple[tuple[float, float], str | None, list[tuple[float, float, str, float, float]]]:
     """Where a text element's glyphs start (from its x, y, dx and dy: SVG's per-glyph lists, a <tspan> going on
     from `start` where it sets none): the last position (where a <tspan> inside goes on from); why it is drawn
     off the figure, if a glyph's position lies farther outside the viewBox than the glyph could reach back from
     it; and its own words as placed: each run of characters from a position the lists set, where it is drawn
-    (y, x)."""
+    (y, x), then the run and its position in the element's own units (x, y)."""
     # A glyph is drawn within its size of its position (two, for the baseline's shift); a text anchored at its
     # middle or end is moved back by up to its whole length.
     glyphs = len("".join(element.itertext()))
@@ -453,7 +463,7 @@ def _positions(element: Element, start: tuple[float, float], frame: _Frame, size
     own = element.text or ""
     x, y = start
     drawn = frame.point(x, y)
-    runs = [[drawn[1], drawn[0], ""]]
+    runs = [[drawn[1], drawn[0], "", x, y]]
     off = None
     for n in range(max(min(max(map(len, lists)), glyphs), len(own))):  # a position past the last glyph places none
         xs, ys, dxs, dys = lists
@@ -467,10 +477,10 @@ def _positions(element: Element, start: tuple[float, float], frame: _Frame, size
             if off is None and frame.size and (frame.outside(*drawn) > reach or frame.outside(*body) > 0):
                 off = f"is drawn off the figure (at {drawn[0]:.6g}, {drawn[1]:.6g}, outside its viewBox)"
             if n < len(own):
-                runs.append([drawn[1], drawn[0], ""])
+                runs.append([drawn[1], drawn[0], "", x, y])
         if n < len(own):
             runs[-1][2] += own[n]
-    return (x, y), off, [(y_, x_, text) for y_, x_, text in runs if text]
+    return (x, y), off, [tuple(run) for run in runs if run[2]]
 
 
 def _fraction(value: str) -> float:
@@ -480,6 +490,123 @@ def _fraction(value: str) -> float:
 
 
 MIN_GLYPH_SHARE = 0.25  # of its font size: no glyph a reader can read is narrower
+
+# --- text that a later shape paints over ---------------------------------------------------------------------------
+
+SHAPES = {"path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "image"}
+GLYPH_BAND = (-0.5, 1.1)  # below and above its baseline, in font sizes: where a glyph may draw
+COVERING_STROKE = 0.3  # of a text's font size: a line this wide across it hides part of a glyph
+# Shapes drawn after texts, times those texts, that the check compares (about a second): a figure of matplotlib's
+# compares tens of thousands; 10,000 texts under 10,000 shapes (within svg_elements) would take a minute.
+MAX_OVER_CHECKS = 2_000_000
+Box = tuple[float, float, float, float]  # left, top, right, bottom, in the figure's units
+
+
+def _text_box(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> Box:
+    """Where a run of text may draw, in the figure's units: a font size for each character (no glyph is wider)
+    from its position as its anchor says, through the transforms around it."""
+    length = len(words) * size
+    along = {"middle": (-length / 2, length / 2), "end": (-length, 0.0)}.get(anchor, (0.0, length))
+    return _bounds([frame.point(x + u, y - v * size) for u in along for v in GLYPH_BAND])
+
+
+def _bounds(points: list[tuple[float, float]]) -> Box:
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+@dataclass
+class _Over:
+    """What a figure draws, in order, as far as text is concerned: where each run of text drawn so far may draw
+    (its box, its font size in the figure's units, its words), and the elements by id (what a <use> copies)."""
+
+    ids: dict[str, Element]
+    texts: list[tuple[Box, float, str]] = field(default_factory=list)
+    checks: int = 0  # of a shape against a text, so far (MAX_OVER_CHECKS)
+
+    def painted(self, element: Element, name: str, attributes: dict[str, str], colours: dict[str, str],
+                frame: _Frame, copied: str) -> list[str]:
+        """A shape drawn over text drawn before it, as a problem: what it covers is not seen, so a glyph could be
+        slipped into a stamp's words for the guard and painted over for the reader. A shape paints where its
+        fill is not none (nor fainter than MIN_OPACITY) and over the band its stroke draws, if that is wide."""
+        if not self.texts:
+            return []
+        self.checks += len(self.texts)
+        if self.checks > MAX_OVER_CHECKS:
+            return [f"it draws more shapes over more text than the check of what covers text compares "
+                    f"({MAX_OVER_CHECKS:,} pairs): draw fewer of them, or draw the text last"]
+        target = self.ids.get(copied) if name == "use" else element
+        if target is None:
+            return []
+        shape, offset = (target.tag.rsplit("}", 1)[-1], (_number(attributes.get("x", "")) or 0,
+                                                         _number(attributes.get("y", "")) or 0)) \
+            if name == "use" else (name, (0.0, 0.0))
+        local = _shape_box(target, shape, frame)
+        if local is None:
+            return []
+        own = {**target.attrib, **_declared(target.get("style", ""))}
+        paint = {key: own.get(key, colours.get(key, attributes.get(key, ""))) for key in ("fill", "stroke")}
+        width = (_number(own.get("stroke-width", attributes.get("stroke-width", "1"))) or 0) * frame.scale
+        opacity = _fraction(attributes.get("opacity", "1")) * _fraction(own.get("fill-opacity", "1"))
+        filled = shape != "line" and local[2] > local[0] and local[3] > local[1] and opacity >= MIN_OPACITY and (
+            shape == "image" or _paints(paint["fill"] or "black"))
+        stroked = _paints(paint["stroke"] or "none")
+        left, top, right, bottom = local
+        drawn = _bounds([frame.point(x + offset[0], y + offset[1]) for x in (left, right) for y in (top, bottom)])
+        for box, size, words in self.texts:
+            reach = width / 2 if stroked and width >= COVERING_STROKE * size else None
+            if filled and _overlap(drawn, box, 0) or reach is not None and _overlap(drawn, box, reach):
+                return [f"its <{name}> is drawn over the text {words.strip()[:MAX_LABEL]!r}: a reader does not see "
+                        "what it covers, so it could split the text a reader sees"]
+        return []
+
+
+def _paints(value: str) -> bool:
+    """A fill or stroke draws something (a colour not transparent, or a paint server's url())."""
+    value = value.strip().lower()
+    if value in ("none", "transparent"):
+        return False
+    colour = tinycss2.color3.parse_color(value)
+    return colour is None or colour == "currentColor" or colour.alpha >= MIN_OPACITY
+
+
+def _overlap(one: Box, other: Box, reach: float) -> bool:
+    """The boxes share an area, `one` grown by `reach` on every side."""
+    return (one[0] - reach < other[2] and other[0] < one[2] + reach and one[1] - reach < other[3]
+            and other[1] < one[3] + reach)
+
+
+def _shape_box(element: Element, shape: str, frame: _Frame) -> Box | None:
+    """Where a shape draws in its own units (svgelements reads a path's and a polygon's geometry), or None."""
+    width, height = frame.box[2], frame.box[3]
+
+    def length(key: str, extent: float) -> float:
+        found = _lengths(element.get(key, "0"), DEFAULT_FONT_SIZE, extent)
+        return found[0] if found else 0.0
+
+    if shape in ("rect", "image"):
+        x, y = length("x", width), length("y", height)
+        return x, y, x + length("width", width), y + length("height", height)
+    if shape in ("circle", "ellipse"):
+        cx, cy = length("cx", width), length("cy", height)
+        rx = length("r" if shape == "circle" else "rx", width)
+        ry = rx if shape == "circle" else length("ry", height)
+        return cx - rx, cy - ry, cx + rx, cy + ry
+    if shape == "line":
+        return _bounds([(length("x1", width), length("y1", height)), (length("x2", width), length("y2", height))])
+    try:
+        outline = svgelements.Path(element.get("d", "")) if shape == "path" else \
+            svgelements.Polygon(element.get("points", ""))
+        return outline.bbox()
+    except (ValueError, IndexError, TypeError, ZeroDivisionError):  # what a browser would not draw either
+        return None
+
+
+def _declared(style: str) -> dict[str, str]:
+    """A cleaned style attribute's declarations (`fill: #fff; opacity: 1`), by property."""
+    return {item.lower_name: tinycss2.serialize(item.value).strip()
+            for item in tinycss2.parse_blocks_contents(style, skip_comments=True, skip_whitespace=True)
+            if item.type == "declaration"}
 
 
 def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str, frame: _Frame) -> str | None:
