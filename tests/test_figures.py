@@ -764,6 +764,7 @@ def test_shapes_that_leave_text_readable_are_kept(drawing):
     assert [p for p in clean_svg(svg, "f-", "a").problems if "drawn over" in p] == []
 
 
+@pytest.mark.filterwarnings("ignore:Glyph .* missing from font")  # matplotlib's own fonts lack CJK: see the guide
 @pytest.mark.parametrize("layout, covered", [("constrained", []), (None, ["0.0"])])
 def test_matplotlib_text_is_painted_over_only_where_its_subplots_overlap(layout, covered):
     """What matplotlib draws after text in a figure laid out (tick marks after the labels before them, a legend's
