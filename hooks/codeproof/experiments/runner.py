@@ -263,12 +263,11 @@ class ExperimentRunner:
             record = bytearray()
             reader = threading.Thread(target=_read_record, args=(read_end, record), daemon=True)
             reader.start()
-            folders = Handover()
-            try:
-                result = self._supervised(script, run_dir, write_end, folders)
-            finally:
-                os.close(write_end)
-            with folders:
+            with Handover() as folders:
+                try:
+                    result = self._supervised(script, run_dir, write_end, folders)
+                finally:
+                    os.close(write_end)
                 reader.join(STOP_GRACE)
                 whole = not reader.is_alive() and len(record) <= RECORD_CAP
                 inside = f"{self._inside(run_dir)}/work/resources"
@@ -487,6 +486,7 @@ class Handover:
     def __exit__(self, *exc) -> None:
         for fd in self._received():
             os.close(fd)
+        self._theirs.close()  # if the supervisor never started
         self._ours.close()
 
 
