@@ -5,6 +5,7 @@ budget set in extra.series.experiments.budgets, and past one the problem names i
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -284,7 +285,7 @@ def test_the_script_cannot_take_its_supervisors_descriptors(root, make_runner):
     ("import os\nfor n in range(60):\n    os.mkdir(f'd{n}')\n", Budgets(run_files=50),
      "more than 50 files, past the budget run_files (50; extra.series.experiments.budgets.run_files in mkdocs.yml)"),
     ("import os\nfor n in range(2100):\n    os.mkdir('d')\n    os.chdir('d')\n", Budgets(run_files=5000),
-     "a folder the build cannot read (File name too long), past the budget run_files (5000; "
+     "a folder nested deeper than 256, past the budget run_files (5000; "
      "extra.series.experiments.budgets.run_files in mkdocs.yml)"),
 ])
 def test_folders_count_and_one_too_deep_to_read_fails_the_block_not_the_build(root, make_runner, script, budgets, over):
@@ -331,3 +332,62 @@ def test_a_run_that_names_a_figure_in_bytes_that_are_not_utf8_is_stored_and_read
     again = make_runner().result("experiments/x.py")
     assert (result.ok, result.figure_faults, again.cached, again.figure_faults) == (
         True, {"\\xff.svg": "its name is not UTF-8"}, True, {"\\xff.svg": "its name is not UTF-8"})
+
+
+def test_a_folder_swapped_for_a_link_while_it_is_counted_turns_the_count_nowhere(tmp_path, monkeypatch):
+    """Review of round six: the count walked paths, so a script that swapped a folder for a link between the count's
+    look at it and its listing had it list a folder of the machine (here one of 60 files, past a budget of 50).
+    Each folder is now opened from the one above it without following a link."""
+    from codeproof.experiments import runner as runner_module
+
+    run, machine = tmp_path / "run", tmp_path / "machine"
+    (run / "a").mkdir(parents=True)
+    machine.mkdir()
+    for n in range(60):
+        (machine / f"f{n}").touch()
+    listing = os.scandir
+
+    class Swapping:
+        """An entry that, once the count has looked at it (a folder), becomes a link to the machine's folder."""
+
+        def __init__(self, entry):
+            self.entry, self.name, self.path = entry, entry.name, entry.path
+
+        def stat(self, follow_symlinks=True):
+            info = self.entry.stat(follow_symlinks=follow_symlinks)
+            if self.name == "a" and not (run / "a").is_symlink():
+                (run / "a").rmdir()
+                (run / "a").symlink_to(machine)
+            return info
+
+    def swapping(folder):
+        return _Listing([Swapping(entry) for entry in listing(folder)])
+
+    monkeypatch.setattr(runner_module.os, "scandir", swapping)
+    counted = ExperimentRunner.__new__(ExperimentRunner)
+    counted.budgets = Budgets(run_files=50)
+    assert counted._over_budget([str(run)]) == ("a folder the build cannot read (Not a directory), "
+                                                "past the budget run_files (50; extra.series.experiments.budgets."
+                                                "run_files in mkdocs.yml)")
+
+
+class _Listing:
+    """A listing as os.scandir gives it: an iterator of entries, closed, or used in a with statement."""
+
+    def __init__(self, entries):
+        self._entries = iter(entries)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._entries)
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass

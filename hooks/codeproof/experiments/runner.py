@@ -53,6 +53,7 @@ WATCHED_EVERY = 0.25  # seconds between two counts of a running script's folder 
 # The sandbox's /tmp holds this much more than the budget run_mib: a run that fills it is seen past the budget
 # by the last count, as a run that fills the disk without the sandbox is, and fails naming it.
 MEMORY_MARGIN_MIB = 1
+MAX_COUNTED_DEPTH = 256  # folders within folders that a run's count follows (one descriptor each, while it counts)
 # The supervisor's program, run as `python -B -c SUPERVISOR …` (see supervisor): its text, not its path, so that
 # nothing of the repository need be seen in the sandbox.
 SUPERVISOR = Path(supervisor.__file__).read_text(encoding="utf-8")
@@ -288,32 +289,48 @@ class ExperimentRunner:
 
     def _over_budget(self, folders: list[str]) -> str:
         """What the run holds in its folders past the budgets, or "": every entry (folders too) counted without
-        following links, and no further than the budget (a million empty folders are not all counted). A folder
-        the build cannot read (nested past what a path may hold, its permissions taken away) is past it too. What
-        another file system holds is not the run's: in the sandbox's /tmp, the interpreter bound read-only where
-        it lies in /tmp, and given/; they are gone from it once the sandbox has ended."""
-        files, size, pending = 0, 0, [(folder, None) for folder in folders]
-        while pending:
-            folder, device = pending.pop()
-            try:
-                device = os.stat(folder).st_dev if device is None else device
-                with os.scandir(folder) as entries:
-                    for entry in entries:
-                        info = entry.stat(follow_symlinks=False)
-                        if info.st_dev != device:
-                            continue
-                        if stat.S_ISDIR(info.st_mode):
-                            pending.append((entry.path, device))
-                        # the blocks it holds too: space kept with fallocate has no size (review, round five)
-                        used = max(info.st_size, info.st_blocks * 512) if stat.S_ISREG(info.st_mode) else 0
-                        files, size = files + 1, size + used
-                        if files > self.budgets.run_files:
-                            return f"more than {self.budgets.run_files} files, past {self.budgets.phrase('run_files')}"
-                        if size > self.budgets.run_mib * 1024 * 1024:
-                            return (f"more than {self.budgets.run_mib} MiB of files, past "
-                                    f"{self.budgets.phrase('run_mib')}")
-            except OSError as error:
-                return f"a folder the build cannot read ({error.strerror}), past {self.budgets.phrase('run_files')}"
+        following links, and no further than the budget (a million empty folders are not all counted). Each
+        folder is opened from the one above it, never through a link, so a script that swaps a folder for a link
+        as it is counted turns the count nowhere (review, round six: a path led it into a folder of the machine).
+        A folder nested deeper than MAX_COUNTED_DEPTH, or that the build cannot read (its permissions taken
+        away), is past the budget too. What another file system holds is not the run's: in the sandbox's /tmp,
+        the interpreter bound read-only where it lies in /tmp, and given/; they are gone once the sandbox has ended."""
+        files, size, open_folders = 0, 0, []  # (descriptor, its entries, its depth): the folders being listed
+        try:
+            for folder in folders:
+                top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+                device = os.fstat(top).st_dev
+                open_folders.append((top, os.scandir(top), 0))
+                while open_folders:
+                    descriptor, entries, depth = open_folders[-1]
+                    entry = next(entries, None)
+                    if entry is None:
+                        entries.close()
+                        os.close(descriptor)
+                        open_folders.pop()
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                    if info.st_dev != device:
+                        continue
+                    # the blocks it holds too: space kept with fallocate has no size (review, round five)
+                    used = max(info.st_size, info.st_blocks * 512) if stat.S_ISREG(info.st_mode) else 0
+                    files, size = files + 1, size + used
+                    if files > self.budgets.run_files:
+                        return f"more than {self.budgets.run_files} files, past {self.budgets.phrase('run_files')}"
+                    if size > self.budgets.run_mib * 1024 * 1024:
+                        return f"more than {self.budgets.run_mib} MiB of files, past {self.budgets.phrase('run_mib')}"
+                    if stat.S_ISDIR(info.st_mode):
+                        if depth == MAX_COUNTED_DEPTH:
+                            return (f"a folder nested deeper than {MAX_COUNTED_DEPTH}, past "
+                                    f"{self.budgets.phrase('run_files')}")
+                        inner = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=descriptor)
+                        open_folders.append((inner, os.scandir(inner), depth + 1))
+        except OSError as error:
+            return f"a folder the build cannot read ({error.strerror}), past {self.budgets.phrase('run_files')}"
+        finally:
+            for descriptor, entries, _ in open_folders:
+                entries.close()
+                os.close(descriptor)
         return ""
 
     def _traces(self, record: bytes, script: str) -> dict[str, str]:
