@@ -16,6 +16,7 @@ import math
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import Element, tostring
@@ -221,14 +222,15 @@ def _small_text(root: Element, texts: list[tuple[float, str]]) -> SmallText | No
 
 def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
            texts: list[tuple[float, str]], placed: list[tuple[float, float, str]], frame: _Frame, over: _Over,
-           in_text: bool = False, hidden: str | None = None, start: tuple[float, float] = (0, 0)
-           ) -> tuple[float, float]:
+           in_text: bool = False, hidden: str | None = None, start: tuple[float, float] = (0, 0),
+           undrawn: bool = False) -> tuple[float, float]:
     """Clean an element and what it holds in place, and say what cannot be cleaned; add each text's font size
     (scaled by the transforms around it) and words to `texts`, and its words where they are drawn (y, x) to
     `placed`, and where they may draw to `over`, which a shape drawn later must not paint. `frame`: where the
     element draws, `hidden`: why a group around it draws nothing a reader sees (opacity 0, a clip or a mask), if
-    it does; `start`: where the text around a <tspan> stands. Returns where its text ends (a text element's last
-    position; else `start`)."""
+    it does; `start`: where the text around a <tspan> stands; `undrawn`: it paints nothing at all (in <defs>, or
+    faded), where a clip or a mask paints some of it. Returns where its text ends (a text element's last position;
+    else `start`)."""
     name = _name(element.tag)
     if not element.tag.startswith(f"{{{SVG_NS}}}") or name not in ELEMENTS:
         problems.append(f"it holds <{name}>, which a figure may not (only drawing elements)")
@@ -252,13 +254,15 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     frame = frame.within(transform)
     hidden = hidden or _hides({**element.attrib, **style}) or _shrinks(transform, frame) or (
         f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None)
+    undrawn = undrawn or name in NOT_DRAWN or any(
+        _fraction(value) < MIN_OPACITY for key, value in {**element.attrib, **style}.items() if key == "opacity")
     for key in ("fill", "stroke"):
         if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
             _contrast(colours.get(key, ""), key, name, problems)
     textual = name in ("text", "tspan")
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
     off = None
-    size = _number(colours.get("font-size", "")) or DEFAULT_FONT_SIZE
+    size = _font_size(colours) or DEFAULT_FONT_SIZE  # a text of size 0 is refused, but still placed
     anchor = colours.get("text-anchor", "start").strip().lower()
     if textual:
         start, off, runs = _positions(element, start, frame, size, anchor,
@@ -266,7 +270,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         placed += [(y, x, words) for y, x, words, _, _ in runs]
         over.texts += [(_text_box(frame, x, y, words, size, anchor), size * frame.scale, words)
                        for _, _, words, x, y in runs]
-    elif name in SHAPES and not hidden:
+    elif name in SHAPES and not undrawn:  # a clip or a mask leaves some of it painted: checked as if whole
         problems += over.painted(element, name, {**element.attrib, **style}, colours, frame, copied)
     if textual and own_text.strip():
         unseen = hidden or _hides_text(colours, element.attrib, own_text.strip(), frame) or off
@@ -274,7 +278,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
             problems.append(f"its <{name}> holding {own_text.strip()[:MAX_LABEL]!r} {unseen}: a reader does not "
                             "see it, so it could split the text a reader sees")
         elif colours.get("font-size") is not None:
-            texts.append(((_number(colours["font-size"]) or 0) * frame.scale, own_text.strip()))
+            texts.append((_font_size(colours) * frame.scale, own_text.strip()))
     element.text = " ".join(element.text.split("\n")) if textual and element.text else None  # one line: Markdown
     element.tail = " ".join(element.tail.split("\n")) if in_text and element.tail else None  # keeps it whole
     for child in list(element):
@@ -282,7 +286,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
             element.remove(child)
         else:
             went_on = _clean(child, prefix, problems, colours, depth + 1, texts, placed, frame, over, textual,
-                             hidden, start)
+                             hidden, start, undrawn)
             if textual and child.tail:  # the words after a <tspan> go on from where it ended
                 drawn = frame.point(*went_on)
                 placed.append((drawn[1], drawn[0], child.tail))
@@ -291,7 +295,8 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     return start
 
 
-INHERITED = ("fill", "stroke", "font-size", "text-anchor", "dominant-baseline")  # what a group hands down
+INHERITED = ("fill", "stroke", "stroke-width", "stroke-linejoin", "stroke-miterlimit", "font-size", "text-anchor",
+             "dominant-baseline")  # what a group hands down
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
 MIN_TEXT_SHARE = 0.01  # a font size under this share of the figure's larger side is a few pixels on a phone, or none
@@ -495,17 +500,28 @@ MIN_GLYPH_SHARE = 0.25  # of its font size: no glyph a reader can read is narrow
 
 SHAPES = {"path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "image"}
 GLYPH_BAND = (-0.5, 1.1)  # below and above its baseline, in font sizes: where a glyph may draw
-COVERING_STROKE = 0.3  # of a text's font size: a line this wide across it hides part of a glyph
+# A character's width, in font sizes: an East Asian wide one a whole size, any other at most this much on average
+# over a run (a Latin capital's is about 0.65; a two-column legend's second column stands clear of that).
+NARROW_WIDTH = 0.65
+COVERING_STROKE = 0.3  # of a text's font size: a line this wide hides a glyph (a thinner one shows as a line: strokes contrast)
+CURVE_POINTS = 8  # points a curve of a path is read at, each way along it
 # Shapes drawn after texts, times those texts, that the check compares (about a second): a figure of matplotlib's
 # compares tens of thousands; 10,000 texts under 10,000 shapes (within svg_elements) would take a minute.
 MAX_OVER_CHECKS = 2_000_000
 Box = tuple[float, float, float, float]  # left, top, right, bottom, in the figure's units
 
 
+def _font_size(colours: dict[str, str]) -> float:
+    """A text's font size in its own units, as a browser reads it (px, pt, pc, em of the default...); the default
+    where none is set or it cannot be read."""
+    found = _lengths(colours.get("font-size", ""), DEFAULT_FONT_SIZE, DEFAULT_FONT_SIZE)
+    return found[0] if found else DEFAULT_FONT_SIZE
+
+
 def _text_box(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> Box:
-    """Where a run of text may draw, in the figure's units: a font size for each character (no glyph is wider)
+    """Where a run of text may draw, in the figure's units: each character as wide as NARROW_WIDTH or a whole size,
     from its position as its anchor says, through the transforms around it."""
-    length = len(words) * size
+    length = sum(1 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH for ch in words) * size
     along = {"middle": (-length / 2, length / 2), "end": (-length, 0.0)}.get(anchor, (0.0, length))
     return _bounds([frame.point(x + u, y - v * size) for u in along for v in GLYPH_BAND])
 
@@ -527,38 +543,51 @@ class _Over:
     def painted(self, element: Element, name: str, attributes: dict[str, str], colours: dict[str, str],
                 frame: _Frame, copied: str) -> list[str]:
         """A shape drawn over text drawn before it, as a problem: what it covers is not seen, so a glyph could be
-        slipped into a stamp's words for the guard and painted over for the reader. A shape paints where its
-        fill is not none (nor fainter than MIN_OPACITY) and over the band its stroke draws, if that is wide."""
+        slipped into a stamp's words for the guard and painted over for the reader. A shape paints where its fill
+        is not none (nor fainter than MIN_OPACITY), and its stroke where it is wide, as far as its mitred corners
+        reach; a <use> as what it copies, a group's shapes each."""
         if not self.texts:
             return []
         self.checks += len(self.texts)
         if self.checks > MAX_OVER_CHECKS:
             return [f"it draws more shapes over more text than the check of what covers text compares "
                     f"({MAX_OVER_CHECKS:,} pairs): draw fewer of them, or draw the text last"]
-        target = self.ids.get(copied) if name == "use" else element
-        if target is None:
-            return []
-        shape, offset = (target.tag.rsplit("}", 1)[-1], (_number(attributes.get("x", "")) or 0,
-                                                         _number(attributes.get("y", "")) or 0)) \
-            if name == "use" else (name, (0.0, 0.0))
-        local = _shape_box(target, shape, frame)
-        if local is None:
-            return []
-        own = {**target.attrib, **_declared(target.get("style", ""))}
-        paint = {key: own.get(key, colours.get(key, attributes.get(key, ""))) for key in ("fill", "stroke")}
-        width = (_number(own.get("stroke-width", attributes.get("stroke-width", "1"))) or 0) * frame.scale
-        opacity = _fraction(attributes.get("opacity", "1")) * _fraction(own.get("fill-opacity", "1"))
-        filled = shape != "line" and local[2] > local[0] and local[3] > local[1] and opacity >= MIN_OPACITY and (
-            shape == "image" or _paints(paint["fill"] or "black"))
-        stroked = _paints(paint["stroke"] or "none")
-        left, top, right, bottom = local
-        drawn = _bounds([frame.point(x + offset[0], y + offset[1]) for x in (left, right) for y in (top, bottom)])
-        for box, size, words in self.texts:
-            reach = width / 2 if stroked and width >= COVERING_STROKE * size else None
-            if filled and _overlap(drawn, box, 0) or reach is not None and _overlap(drawn, box, reach):
-                return [f"its <{name}> is drawn over the text {words.strip()[:MAX_LABEL]!r}: a reader does not see "
-                        "what it covers, so it could split the text a reader sees"]
+        if name == "use":
+            target = self.ids.get(copied)
+            offset = (_number(attributes.get("x", "")) or 0, _number(attributes.get("y", "")) or 0)
+            frame = frame.within([("translate", (1.0, 0.0, 0.0, 1.0, *offset))])
+            shapes = [] if target is None else [part for part in target.iter() if _name(part.tag) in SHAPES - {"use"}]
+        else:
+            shapes = [element]
+        for shape in shapes:
+            own = {**colours, **attributes, **{key: value for key, value in shape.attrib.items() if key != "style"},
+                   **_declared(shape.get("style", ""))} if shape is not element else {**colours, **attributes}
+            within = frame.within(_transform(shape.get("transform", ""))) if shape is not element else frame
+            covered = self._covered(shape, _name(shape.tag), own, within)
+            if covered:
+                return [f"its <{name}> is drawn over the text {covered.strip()[:MAX_LABEL]!r}: a reader does not see "
+                        "what it covers, so it could split the text a reader sees (a text's extent is taken at "
+                        f"{NARROW_WIDTH} of its size a character: if the shape only passes close by, draw the text "
+                        "after it, in matplotlib with a higher zorder)"]
         return []
+
+    def _covered(self, shape: Element, kind: str, own: dict[str, str], frame: _Frame) -> str | None:
+        """The words of the first text the shape paints over, or None."""
+        size = _font_size(own)
+        opacity = _fraction(own.get("opacity", "1")) * _fraction(own.get("fill-opacity", "1"))
+        filled = kind not in ("line", "polyline") and opacity >= MIN_OPACITY and (
+            kind == "image" or _paints(own.get("fill") or "black"))
+        width = (_lengths(own.get("stroke-width", "1"), size, frame.size) or [1.0])[0] * frame.scale
+        joins = own.get("stroke-linejoin", "miter").strip().lower() in ("miter", "miter-clip", "arcs")
+        spike = max(1.0, _number(own.get("stroke-miterlimit", "")) or 4.0) if joins else 1.0
+        stroked = _paints(own.get("stroke") or "none") and width > 0
+        outlines = _outlines(shape, kind, frame, size)
+        for box, text_size, words in self.texts:
+            reach = width / 2 * spike if stroked and width >= COVERING_STROKE * text_size else None
+            if filled and _paths_meet(outlines, box, 0.0, True) or \
+                    reach is not None and _paths_meet(outlines, box, reach, False):
+                return words
+        return None
 
 
 def _paints(value: str) -> bool:
@@ -570,36 +599,62 @@ def _paints(value: str) -> bool:
     return colour is None or colour == "currentColor" or colour.alpha >= MIN_OPACITY
 
 
-def _overlap(one: Box, other: Box, reach: float) -> bool:
-    """The boxes share an area, `one` grown by `reach` on every side."""
-    return (one[0] - reach < other[2] and other[0] < one[2] + reach and one[1] - reach < other[3]
-            and other[1] < one[3] + reach)
+def _paths_meet(outlines: list[list[tuple[float, float]]], box: Box, reach: float, filled: bool) -> bool:
+    """An outline (its area, if `filled`, else its line) meets the box grown by `reach` on every side."""
+    from matplotlib.path import Path as Outline  # here: only a figure that draws over text needs it
+    from matplotlib.transforms import Bbox
+
+    grown = Bbox.from_extents(box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach)
+    return any(len(points) > 1 and Outline(points, closed=False).intersects_bbox(grown, filled=filled)
+               for points in outlines)
 
 
-def _shape_box(element: Element, shape: str, frame: _Frame) -> Box | None:
-    """Where a shape draws in its own units (svgelements reads a path's and a polygon's geometry), or None."""
+def _outlines(element: Element, kind: str, frame: _Frame, size: float) -> list[list[tuple[float, float]]]:
+    """Where a shape draws, as lines of points in the figure's units (svgelements reads a path's and a polygon's
+    geometry; a curve is read at CURVE_POINTS points). A path a browser draws up to an error in it is taken as
+    covering the whole figure, as what comes before the error may."""
     width, height = frame.box[2], frame.box[3]
 
     def length(key: str, extent: float) -> float:
-        found = _lengths(element.get(key, "0"), DEFAULT_FONT_SIZE, extent)
+        found = _lengths(element.get(key, "0"), size, extent)
         return found[0] if found else 0.0
 
-    if shape in ("rect", "image"):
-        x, y = length("x", width), length("y", height)
-        return x, y, x + length("width", width), y + length("height", height)
-    if shape in ("circle", "ellipse"):
+    if kind in ("rect", "image"):
+        x, y, w, h = length("x", width), length("y", height), length("width", width), length("height", height)
+        local = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]]
+    elif kind in ("circle", "ellipse"):
         cx, cy = length("cx", width), length("cy", height)
-        rx = length("r" if shape == "circle" else "rx", width)
-        ry = rx if shape == "circle" else length("ry", height)
-        return cx - rx, cy - ry, cx + rx, cy + ry
-    if shape == "line":
-        return _bounds([(length("x1", width), length("y1", height)), (length("x2", width), length("y2", height))])
-    try:
-        outline = svgelements.Path(element.get("d", "")) if shape == "path" else \
-            svgelements.Polygon(element.get("points", ""))
-        return outline.bbox()
-    except (ValueError, IndexError, TypeError, ZeroDivisionError):  # what a browser would not draw either
-        return None
+        rx = length("r" if kind == "circle" else "rx", width)
+        ry = rx if kind == "circle" else length("ry", height)
+        local = [[(cx + rx * math.cos(t * math.pi / 8), cy + ry * math.sin(t * math.pi / 8)) for t in range(17)]]
+    elif kind == "line":
+        local = [[(length("x1", width), length("y1", height)), (length("x2", width), length("y2", height))]]
+    else:
+        try:
+            outline = svgelements.Path(element.get("d", "")) if kind == "path" else \
+                svgelements.Polygon(element.get("points", "")) if kind == "polygon" else \
+                svgelements.Polyline(element.get("points", ""))
+            local = _points(outline.segments() if kind == "path" else svgelements.Path(outline).segments())
+        except (ValueError, IndexError, TypeError, ZeroDivisionError, AttributeError):
+            left, top, box_width, box_height = frame.box
+            return [[(left, top), (left + box_width, top), (left + box_width, top + box_height),
+                     (left, top + box_height), (left, top)]]
+    return [[frame.point(x, y) for x, y in points] for points in local]
+
+
+def _points(segments) -> list[list[tuple[float, float]]]:
+    """A path's segments as lines of points, one a subpath; a curve or an arc read at CURVE_POINTS points."""
+    found: list[list[tuple[float, float]]] = []
+    for segment in segments:
+        if isinstance(segment, svgelements.Move) or not found:
+            found.append([])
+        if isinstance(segment, (svgelements.Move, svgelements.Line, svgelements.Close)):
+            if segment.end is not None:
+                found[-1].append((segment.end.x, segment.end.y))
+        else:
+            found[-1] += [(point.x, point.y) for point in (segment.point(n / CURVE_POINTS)
+                                                           for n in range(1, CURVE_POINTS + 1))]
+    return found
 
 
 def _declared(style: str) -> dict[str, str]:
@@ -613,7 +668,7 @@ def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str, 
     """Why a text element's own characters are not seen: a size a reader cannot read, no fill (or a paint server's,
     which may be empty), or squeezed to nothing (where it is drawn: _positions)."""
     size, box = colours.get("font-size"), frame.size
-    if size is not None and (_number(size) or 0) < max(1, MIN_TEXT_SHARE * box):
+    if size is not None and _font_size(colours) < max(1, MIN_TEXT_SHARE * box):
         return f"is drawn at font size {size}"
     fill = colours.get("fill", "")
     colour = tinycss2.color3.parse_color(fill) if fill else None
@@ -641,7 +696,9 @@ def _references(root: Element, prefix: str) -> list[str]:
                 problems.append(f"the id {element.get('id').removeprefix(prefix)[:60]!r} is given twice")
             ids[element.get("id")] = element
     for element in root.iter():
-        targets = [element.get("href", "")] + re.findall(r"url\(#([^)]*)\)", " ".join(element.attrib.values()))
+        copied = element.get("href", "")  # an <image>'s picture is a data: address, no reference
+        targets = [copied if copied.startswith("#") else ""] + \
+            re.findall(r"url\(#([^)]*)\)", " ".join(element.attrib.values()))
         for target in filter(None, (t.removeprefix("#") for t in targets)):
             said = target.removeprefix(prefix)[:60]
             if target not in ids:
