@@ -601,12 +601,20 @@ def _paints(value: str) -> bool:
 
 def _paths_meet(outlines: list[list[tuple[float, float]]], box: Box, reach: float, filled: bool) -> bool:
     """An outline (its area, if `filled`, else its line) meets the box grown by `reach` on every side."""
-    from matplotlib.path import Path as Outline  # here: only a figure that draws over text needs it
+    near = [points for points in outlines if len(points) > 1 and _overlap(_bounds(points), box, reach)]
+    if not near:  # most shapes of a figure lie clear of every text: no need of matplotlib's geometry (1 s to load)
+        return False
+    from matplotlib.path import Path as Outline  # here: only a shape near a text needs it
     from matplotlib.transforms import Bbox
 
     grown = Bbox.from_extents(box[0] - reach, box[1] - reach, box[2] + reach, box[3] + reach)
-    return any(len(points) > 1 and Outline(points, closed=False).intersects_bbox(grown, filled=filled)
-               for points in outlines)
+    return any(Outline(points, closed=False).intersects_bbox(grown, filled=filled) for points in near)
+
+
+def _overlap(one: Box, other: Box, reach: float) -> bool:
+    """The boxes share an area, `one` grown by `reach` on every side."""
+    return (one[0] - reach < other[2] and other[0] < one[2] + reach and one[1] - reach < other[3]
+            and other[1] < one[3] + reach)
 
 
 def _outlines(element: Element, kind: str, frame: _Frame, size: float) -> list[list[tuple[float, float]]]:
