@@ -195,13 +195,14 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
     # It records .venv only if no file but bytecode came into it meanwhile (a checkout then, say); a folder's time
     # changes as its __pycache__ is made, so folders are left out of that comparison.
     purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
-    installed=$(contents "$venv" -not -type d -not -path '*/__pycache__*')
+    files_but_bytecode() { contents "$venv" -not -type d -not -path '*/__pycache__*'; }
+    installed=$(files_but_bytecode)
     exec 9>"$state/.venv.compiling"
     flock 9
     (
       for first in parso jedi numpy matplotlib autograd PIL fontTools kiwisolver contourpy ""; do
         nice -n 19 "$venv/bin/python" -m compileall -q -j 1 --invalidation-mode timestamp "$purelib/$first"
-      done && [ "$(contents "$venv" -not -type d -not -path '*/__pycache__*')" = "$installed" ] && record_venv "$want"
+      done && [ "$(files_but_bytecode)" = "$installed" ] && record_venv "$want"
     ) </dev/null >"$state/compile.log" 2>&1 &
     exec 9>&-
     # Meanwhile this build writes no .pyc of its own into .venv/ (its record would no longer hold), and the

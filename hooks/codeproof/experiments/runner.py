@@ -275,7 +275,8 @@ class ExperimentRunner:
                 inputs = self._inputs(bytes(record), inside, script, files) if whole else {}
                 # what it holds when every process has ended, else what ended it (it may have deleted files since)
                 over_budget = self._over_budget(folders.counted(run_dir)) or folders.over_budget
-                figures, faults = (collect_figures(folders.work(), self.budgets) if folders.work() else
+                work = folders.work()
+                figures, faults = (collect_figures(work, self.budgets) if work else
                                    ({}, {FOLDER_FAULT: "the run ended before its supervisor handed over its folder"}))
                 if over_budget:
                     figures, faults = {}, {}
