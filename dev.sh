@@ -174,7 +174,9 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
   [ "${1:-}" = test ] || [ "${DEV_SH_NO_UV:-}" ] || compile=
   if have_uv; then
     # uv's own lines say each phase as it ends (resolved, built, prepared, installed, compiled); not the list.
-    "$uv" pip install --python "$venv/bin/python" $compile --require-hashes -r "$lock" \
+    # The lock names every package the set needs (uv wrote it whole): installed as named, without resolving
+    # their dependencies again from the index (a second and a half of a first build).
+    "$uv" pip install --python "$venv/bin/python" $compile --no-deps --require-hashes -r "$lock" \
       2>&1 | sed -u -e '/^ [+-] /d' -e 's/^/  uv: /' >&2
     # Its import hook compiled in any case: else the first python that starts without -B (a bench) writes that
     # .pyc into .venv/, which then no longer matches its record, and dev.sh refuses it.

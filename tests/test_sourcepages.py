@@ -535,11 +535,12 @@ def test_a_new_clone_of_the_same_pin_takes_the_cross_references_from_the_users_c
 
 
 def test_cross_references_are_the_same_from_workers_and_without_them(tmp_path, monkeypatch):
-    """A package's files are shared among worker processes; a worker that fails leaves its files to the build
-    itself, which also does a small package alone."""
+    """A package's files and the experiment scripts are shared among worker processes; a worker that fails leaves
+    its files to the build itself, which also does a small package alone."""
     files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/user.py": USER.encode(),
              "pkg/builtins.py": SHADOW.encode()}
-    in_process = xref._compute(files, "k")
+    scripts = {"experiments/use.py": USING.encode()}
+    in_process = xref._compute(files, "k", scripts=scripts)
     resolve_here = xref._references
 
     def only_nothing_here(root, paths, *rest):
@@ -548,11 +549,91 @@ def test_cross_references_are_the_same_from_workers_and_without_them(tmp_path, m
 
     monkeypatch.setattr(xref, "IN_PROCESS_BYTES", 0)
     monkeypatch.setattr(xref, "_references", only_nothing_here)
-    in_workers = xref._compute(files, "k")
+    in_workers = xref._compute(files, "k", scripts=scripts)
     monkeypatch.setattr(xref, "_references", resolve_here)
     monkeypatch.setattr(xref, "WORKER", "import sys; sys.exit(3)")
-    assert xref._compute(files, "k") == in_workers == in_process
-    assert in_workers.references["pkg/user.py"]
+    assert xref._compute(files, "k", scripts=scripts) == in_workers == in_process
+    index, script_references = in_workers
+    lines = USING.splitlines()
+    assert index.references["pkg/user.py"] and [
+        (lines[r.line - 1][r.column:r.column + r.length], r.path, r.target_line)
+        for r in script_references["experiments/use.py"]] == [
+        ("pkg", "pkg/__init__.py", 0), ("core", "pkg/core.py", 0), ("primitive", "pkg/core.py", 6),
+        ("Box", "pkg/core.py", 11), ("pkg", "pkg/__init__.py", 0), ("user", "pkg/user.py", 0),
+        ("primitive", "pkg/core.py", 6), ("Box", "pkg/core.py", 11), ("user", "pkg/user.py", 0),
+        ("check", "pkg/user.py", 4)]
+
+
+FORMS = '''\
+import pkg.core as c
+from .core import primitive as prim
+from . import core
+LIMIT, (A, B) = 1, (2, 3)
+for LOOPED in range(2):
+    pass
+with open(__file__) as HANDLE:
+    pass
+try:
+    pass
+except ValueError as CAUGHT:
+    pass
+match LIMIT:
+    case [*REST]:
+        pass
+    case {**KW}:
+        pass
+    case CAPTURED:
+        pass
+
+
+def setter():
+    global LATE
+    LATE = 1
+
+    def nested():
+        return prim
+
+    class Local:
+        inner = 1
+
+        def m(self):
+            return self.inner
+
+    return Local().inner, nested
+
+
+class Box:
+    size = 2
+
+    def grow(self):
+        return Box.size + LIMIT + A + B + LOOPED + LATE
+
+
+lam = lambda q: q
+
+
+def user():
+    x = c.primitive(core.LIMIT)
+    return prim, HANDLE, CAUGHT, REST, KW, CAPTURED, setter, Box().grow(), lam, x
+'''
+
+
+def test_jedi_is_asked_only_of_names_that_may_link_and_the_index_is_the_same(monkeypatch):
+    """linkable_names: a name bound in any way at module or class level, a function, a class, an import."""
+    files = {"pkg/__init__.py": b"", "pkg/core.py": CORE.encode(), "pkg/forms.py": FORMS.encode()}
+    asked = xref._compute(files, "k")
+    monkeypatch.setattr(xref, "linkable_names", lambda files: None)  # jedi asked of every name
+    assert xref._compute(files, "k") == asked
+    lines = FORMS.splitlines()
+    linked = {lines[r.line - 1][r.column:r.column + r.length] for r in asked[0].references["pkg/forms.py"]}
+    assert {"c", "prim", "core", "LIMIT", "A", "B", "LOOPED", "HANDLE", "CAUGHT", "LATE", "inner", "Box", "size",
+            "lam", "setter", "primitive"} <= linked  # (jedi links no name a `match` binds, asked or not)
+    assert "x" not in linked and "q" not in linked  # a local variable, a parameter
+
+
+def test_a_file_that_ast_cannot_read_has_jedi_asked_of_every_name():
+    assert xref.linkable_names({"pkg/a.py": b"def f(:\n", "pkg/b.py": b"X = 1\n"}) is None
+    assert xref.linkable_names({"pkg/b.py": b"X = 1\n", "pkg/notes.txt": b"def f(:"}) == {"pkg", "b", "X"}
 
 
 USING = "from pkg.core import primitive, Box\nfrom pkg import user\n\n\nprint(primitive(Box), user.check)\n"

@@ -82,6 +82,9 @@ class SeriesHooks:
         if unsafe:
             raise PluginError(f"{unsafe[0]}\n  hint: {unsafe[1]}")
         self.site_dir = config.site_dir
+        # A first build downloads the pinned release archive meanwhile: MkDocs and its plugins configure themselves
+        # (Material's search loads its Chinese dictionary, a second) before the build reads a file of it.
+        build.engine.store.prefetch()
         unfit = guard.docs_problems(Path(config.docs_dir), build.engine.series.root)
         if unfit:  # MkDocs walks docs/ next, following links (a loop never ends) and copying what they lead to
             raise PluginError(report(unfit))

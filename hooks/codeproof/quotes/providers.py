@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import zlib
 from pathlib import Path
 from typing import Protocol
@@ -54,6 +55,10 @@ class Provider(Protocol):
 
     def versions_at_hand(self, ref: FileRef) -> list[tuple[str, bytes]]:
         """The file at other commits this provider holds, without the network: (a name for the commit, bytes)."""
+
+    def prefetch(self) -> None:
+        """A pinned archive's: start reading it (downloading it when the cache does not hold it) beside the
+        caller's work; what goes wrong is said when a file of it is read."""
 
 
 REF_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/+-]*\Z")  # a SHA, HEAD, a tag or a branch name
@@ -215,6 +220,20 @@ class SdistProvider:
         self.timeout = timeout
         self._files: dict[str, bytes] | None = None  # path inside the project -> bytes
         self._failure: str | None = None
+        self._opening = threading.Lock()  # one download and one unpacking, whoever asks first (prefetch)
+
+    def prefetch(self) -> None:
+        """Download and open the archive in a thread of its own, so that a build's first download overlaps what
+        the build does before it reads a file (MkDocs configures itself; Material loads its Chinese dictionary).
+        What goes wrong is left to the build's own read, which meets it again and says it."""
+
+        def opened() -> None:
+            try:
+                self._open()
+            except Exception:  # said by the build's own read (tree, fetch), with its file and hint
+                pass
+
+        threading.Thread(target=opened, name="codeproof-prefetch", daemon=True).start()
 
     def fetch(self, ref: FileRef) -> bytes:
         files = self.tree(ref.repo, ref.commit)
@@ -245,19 +264,20 @@ class SdistProvider:
         return []
 
     def _open(self) -> dict[str, bytes]:
-        if self._files is None:
-            if not self.archive.is_file():
-                self._download()
-            data = self.archive.read_bytes()
-            actual = hashlib.sha256(data).hexdigest()
-            if actual != self.baseline.sdist_sha256:
-                raise SourceError(
-                    f"the release archive {self.archive} changed on disk: its SHA-256 is {actual}, "
-                    f"mkdocs.yml pins {self.baseline.sdist_sha256}",
-                    hint=f"delete the folder {self.folder} and build again to download it afresh",
-                )
-            self._files = _unpacked(data, actual)
-        return self._files
+        with self._opening:
+            if self._files is None:
+                if not self.archive.is_file():
+                    self._download()
+                data = self.archive.read_bytes()
+                actual = hashlib.sha256(data).hexdigest()
+                if actual != self.baseline.sdist_sha256:
+                    raise SourceError(
+                        f"the release archive {self.archive} changed on disk: its SHA-256 is {actual}, "
+                        f"mkdocs.yml pins {self.baseline.sdist_sha256}",
+                        hint=f"delete the folder {self.folder} and build again to download it afresh",
+                    )
+                self._files = _unpacked(data, actual)
+            return self._files
 
     def _download(self) -> None:
         if self._failure:

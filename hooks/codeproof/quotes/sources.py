@@ -66,6 +66,13 @@ class SourceStore:
                                   hint=f"the lock entry is wrong: delete it from {self.lock.path.name} and run `./dev.sh lock`")
         return chosen
 
+    def prefetch(self) -> None:
+        """Start reading the pinned release archives (downloading one the cache does not hold) beside the caller's
+        work: what a build reads first, from the network on a first build."""
+        for provider in self.providers:
+            if provider.pinned_archive:
+                provider.prefetch()
+
     def paths(self, repo: str, commit: str) -> list[str] | None:
         """Every file of the commit: the pinned release archive's when it holds that commit (no network, and its
         SHA-256 proves it), else git's; None when neither can say."""

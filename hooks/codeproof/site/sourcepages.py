@@ -28,7 +28,7 @@ from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
 from codeproof.common.kinds.registry import BlockKind
 from codeproof.common.structure import LONE_CR, Excerpt, FileRef, ParsedPost
-from codeproof.site.xref import MODULE, Reference, XrefIndex, cross_references, script_references
+from codeproof.site.xref import MODULE, Reference, XrefIndex, source_references
 
 
 @dataclass(frozen=True)
@@ -209,9 +209,8 @@ def source_site(store: SourceStore, series: Series, posts: Iterable[ParsedPost],
     experiment `scripts` (path -> bytes) to them. SourceError when they cannot be had."""
     files = package_files(store, series, posts)
     indexed = {path: data for path, data in files.items() if not too_long(data, series.source_page_max_lines)}
-    index = cross_references(indexed, series.cache_dir, log)
-    return SourceSite(files, index, series.source_page_max_lines,
-                      script_references(scripts or {}, index, indexed, series.cache_dir, log))
+    index, script_references = source_references(indexed, scripts or {}, series.cache_dir, log)
+    return SourceSite(files, index, series.source_page_max_lines, script_references)
 
 
 def package_files(store: SourceStore, series: Series, posts: Iterable[ParsedPost]) -> dict[str, bytes]:
