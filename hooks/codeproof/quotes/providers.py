@@ -15,6 +15,7 @@ import sys
 import tarfile
 import tempfile
 import threading
+import time
 import zlib
 from pathlib import Path
 from typing import Protocol
@@ -284,11 +285,13 @@ class SdistProvider:
             raise ProviderUnavailable(self._failure)
         log.info(f"downloading {self.baseline.sdist} from PyPI: the pinned files are read from this release archive "
                  "(its SHA-256 pinned; once: then it is in the cache)")
+        started = time.monotonic()
         try:
             download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout)
         except ProviderUnavailable as error:
             self._failure = str(error)
             raise
+        log.info(f"downloaded {self.baseline.sdist} in {time.monotonic() - started:.1f} s")
 
 
 def download_sdist(pin: str, archive: Path, sha256: str | None, timeout: float = 300) -> None:
