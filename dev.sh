@@ -191,8 +191,9 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
     record_venv "$want"
   else
     # One process on one core, at the lowest priority (the build comes first), holding the lock that the next
-    # dev.sh waits on; then .venv is recorded as made. First what the build's cross-referencing workers and the
-    # experiments' runs (python -B) import: they compile in memory what has no .pyc yet. Its log, with the
+    # dev.sh waits on; then .venv is recorded as made. First what the build runs first beside its own process (which
+    # compiles in memory what has no .pyc yet): the pip that downloads the pinned release archive (a second and a
+    # half sooner compiled), the cross-referencing workers, the experiments' runs (python -B). Its log, with the
     # DeprecationWarnings that compiling third-party code gives, is kept in the user's cache.
     # It records .venv only if no file but bytecode came into it meanwhile (a checkout then, say); a folder's time
     # changes as its __pycache__ is made, so folders are left out of that comparison.
@@ -202,7 +203,7 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
     exec 9>"$state/.venv.compiling"
     flock 9
     (
-      for first in parso jedi numpy matplotlib autograd PIL fontTools kiwisolver contourpy ""; do
+      for first in pip parso jedi numpy matplotlib autograd PIL fontTools kiwisolver contourpy ""; do
         nice -n 19 "$venv/bin/python" -m compileall -q -j 1 --invalidation-mode timestamp "$purelib/$first"
       done && [ "$(files_but_bytecode)" = "$installed" ] && record_venv "$want"
     ) </dev/null >"$state/compile.log" 2>&1 &
