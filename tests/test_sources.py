@@ -7,6 +7,7 @@ import hashlib
 import io
 import os
 import tarfile
+import threading
 
 import pytest
 
@@ -14,6 +15,7 @@ from codeproof.series.config import load_series
 from codeproof.__main__ import main
 from codeproof.series.config import Baseline
 from codeproof.quotes.lock import Lock, LockFileError, SourceError, git_blob_sha1
+from codeproof.quotes import providers
 from codeproof.quotes.providers import GitProvider, ProviderUnavailable, SdistProvider, release_files
 from codeproof.quotes.sources import SourceStore, default_store
 from codeproof.common.structure import FileRef
@@ -357,6 +359,49 @@ def test_an_archive_changed_on_disk_after_a_build_is_refused_by_the_next_build_o
         again.fetch(ref)
     assert str(raised.value) == (f"the release archive {again.archive} changed on disk: its SHA-256 is "
                                  f"{hashlib.sha256(tampered).hexdigest()}, mkdocs.yml pins {sdist.baseline.sdist_sha256}")
+
+
+def test_a_prefetched_archive_is_downloaded_once_and_read_by_the_build(tmp_path, monkeypatch):
+    """A first build downloads the release archive while MkDocs configures itself; the build's own read waits
+    for that download rather than starting another."""
+    data = make_sdist(tmp_path, {"pkg/mod.py": MODULE_V1.encode()})
+    baseline = Baseline("fixture/upstream", "a" * 40, "0", "fixture==0", hashlib.sha256(data).hexdigest())
+    downloads, started, release = [], threading.Event(), threading.Event()
+
+    def download(pin, archive, sha256, timeout=300):
+        downloads.append(pin)
+        started.set()
+        release.wait(10)  # still downloading when the build reads
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        archive.write_bytes(data)
+
+    monkeypatch.setattr(providers, "download_sdist", download)
+    provider = SdistProvider(baseline, tmp_path / ".cache")
+    provider.prefetch()
+    assert started.wait(10)
+    threading.Timer(0.2, release.set).start()
+    assert provider.fetch(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py")) == MODULE_V1.encode()
+    assert downloads == ["fixture==0"]
+
+
+def test_a_prefetch_that_fails_is_said_by_the_builds_own_read_and_raises_nothing_itself(tmp_path, monkeypatch):
+    baseline = Baseline("fixture/upstream", "a" * 40, "0", "fixture==0", "0" * 64)
+    downloads, unhandled = [], []
+
+    def download(pin, archive, sha256, timeout=300):
+        downloads.append(pin)
+        raise ProviderUnavailable("pip download fixture==0: no matching distribution")
+
+    monkeypatch.setattr(providers, "download_sdist", download)
+    monkeypatch.setattr(threading, "excepthook", unhandled.append)  # else printed as a traceback
+    provider = SdistProvider(baseline, tmp_path / ".cache")
+    provider.prefetch()
+    with pytest.raises(ProviderUnavailable, match="^pip download fixture==0: no matching distribution$"):
+        provider.fetch(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py"))
+    for thread in threading.enumerate():
+        if thread.name == "codeproof-prefetch":
+            thread.join(10)
+    assert downloads == ["fixture==0"] and unhandled == []  # tried once, by whichever came first
 
 
 def test_a_directory_in_the_archive_is_named(sdist):
