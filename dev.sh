@@ -187,6 +187,10 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
   fi
   echo "dev.sh: installed in $((SECONDS - started)) s" >&2
+  # A first build's pinned release archive downloads while MkDocs starts; the build waits for it (codeproof.fetch).
+  case "${1:-}" in
+    build|serve) "$venv/bin/python" -B -m codeproof.fetch </dev/null >/dev/null & ;;
+  esac
   if [ -n "$compile" ]; then
     record_venv "$want"
   else

@@ -4,6 +4,7 @@ file as reports show it, and the one policy of what a folder walked for publishi
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -232,6 +233,16 @@ def unpublishable(path: Path, info: os.stat_result) -> tuple[str, str] | None:
     if info.st_nlink > 1:
         return f"a hard link (the file has {info.st_nlink} names), so it cannot be published", FILE_HINT
     return None
+
+
+@contextmanager
+def holding(lock: Path):
+    """`lock` (a file, made if missing) held exclusively while the block runs: another process holding it first
+    (dev.sh's codeproof.fetch downloading what a build reads) is waited for."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600), "wb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
 
 
 def read_text(path: Path) -> tuple[str, str]:

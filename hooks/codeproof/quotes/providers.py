@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from codeproof.series.config import SHA_RE, Baseline, normal_path
+from codeproof.common.filesystem import holding
 from codeproof.common.gitrun import run_git
 from codeproof.common.structure import FileRef
 from codeproof.quotes.lock import SourceError, git_blob_sha1
@@ -268,7 +269,9 @@ class SdistProvider:
         with self._opening:
             if self._files is None:
                 if not self.archive.is_file():
-                    self._download()
+                    with holding(self.folder / ".downloading"):  # (or by dev.sh's codeproof.fetch)
+                        if not self.archive.is_file():
+                            self._download()
                 data = self.archive.read_bytes()
                 actual = hashlib.sha256(data).hexdigest()
                 if actual != self.baseline.sdist_sha256:
