@@ -188,8 +188,12 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
   fi
   echo "dev.sh: installed in $((SECONDS - started)) s" >&2
   # A first build's pinned release archive downloads while MkDocs starts; the build waits for it (codeproof.fetch).
+  # By python3's pip where it has one (byte-compiled; .venv's is not yet), else by .venv's.
   case "${1:-}" in
-    build|serve) "$venv/bin/python" -B -m codeproof.fetch </dev/null >/dev/null & ;;
+    build|serve)
+      pip_python=$(command -v python3)
+      python3 -c 'import pip' 2>/dev/null || pip_python=
+      "$venv/bin/python" -B -m codeproof.fetch ${pip_python:+--pip "$pip_python"} </dev/null >/dev/null & ;;
   esac
   if [ -n "$compile" ]; then
     record_venv "$want"

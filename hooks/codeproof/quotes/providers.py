@@ -215,8 +215,9 @@ class SdistProvider:
     def where(self, ref: FileRef) -> str:  # the archive holds the package's files, not every file of the commit
         return f"{ref.repo} {self.baseline.version}'s release archive ({self.baseline.sdist}, the files of {ref.commit[:7]})"
 
-    def __init__(self, baseline: Baseline, cache_dir: Path, timeout: float = 300):
+    def __init__(self, baseline: Baseline, cache_dir: Path, timeout: float = 300, pip_python: str = sys.executable):
         self.baseline = baseline
+        self.pip_python = pip_python  # whose pip downloads it (codeproof.fetch: one whose pip is byte-compiled)
         self.folder = cache_dir / "sdist"
         self.archive = self.folder / (baseline.sdist.replace("==", "-") + ".tar.gz")
         self.timeout = timeout
@@ -290,16 +291,17 @@ class SdistProvider:
                  "(its SHA-256 pinned; once: then it is in the cache)")
         started = time.monotonic()
         try:
-            download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout)
+            download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout, self.pip_python)
         except ProviderUnavailable as error:
             self._failure = str(error)
             raise
         log.info(f"downloaded {self.baseline.sdist} in {time.monotonic() - started:.1f} s")
 
 
-def download_sdist(pin: str, archive: Path, sha256: str | None, timeout: float = 300) -> None:
-    """pip downloads the sdist of `pin` (name==version) to `archive`; with `sha256`, pip itself refuses an
-    archive of other bytes. ProviderUnavailable saying why when it cannot."""
+def download_sdist(pin: str, archive: Path, sha256: str | None, timeout: float = 300,
+                   python: str = sys.executable) -> None:
+    """The pip of `python` downloads the sdist of `pin` (name==version) to `archive`; with `sha256`, pip itself
+    refuses an archive of other bytes. ProviderUnavailable saying why when it cannot."""
     archive.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=archive.parent) as tmp:
         requirement = Path(tmp) / "requirement.txt"
@@ -307,7 +309,7 @@ def download_sdist(pin: str, archive: Path, sha256: str | None, timeout: float =
         # Only the release itself as an sdist: `--no-binary :all:` would reach the build backend that pip
         # installs to read the sdist's metadata, and build it and its dependencies from source (30 s).
         release = pin.partition("==")[0]  # a pin, name==version (config.PIN_RE)
-        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", release,
+        cmd = [python, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", release,
                *(["--require-hashes"] if sha256 else []), "--retries", "1", "--timeout", "20", "--dest", tmp,
                "-r", str(requirement)]
         try:
