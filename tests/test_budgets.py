@@ -5,6 +5,7 @@ budget set in extra.series.experiments.budgets, and past one the problem names i
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from pathlib import Path
@@ -12,10 +13,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from codeproof.common.structure import Budgets
+from codeproof.common.structure import Budgets, Limits
 from codeproof.common.usercache import repository_cache
 from codeproof.experiments import compare
 from codeproof.experiments.figures import FOLDER_FAULT, clean_svg, collect_figures
+from codeproof.experiments.memorygroup import NO_MEMORY_GROUP, Hierarchy, memory_groups, remove_stale_groups
 from codeproof.experiments.runner import MEMORY_MARGIN_MIB, ExperimentRunner
 from codeproof.experiments.tracing import MAX_MAKERS, MAX_NAMES, read_graph
 from codeproof.engine import run_failure
@@ -391,3 +393,95 @@ class _Listing:
 
     def __exit__(self, *exc):
         pass
+
+
+# --- memory no file holds: the run's memory group (experiments.memorygroup) -----------------------------------
+
+RUN_MEMORY = ("held more memory than the run's memory limit (384 MiB; extra.series.experiments.limits.run_memory_mib "
+              "in mkdocs.yml): the kernel ended one of its processes (memory no file holds counts too: shared memory, "
+              "memfd, pipes and sockets, every process)")
+HOLDS_MEMORY = {  # each holds 1 GiB that no file in the run's folders holds, then waits to be counted
+    "memfd": "import os, time\nfor n in range(32):  # each under file_size_mib, which bounds one memfd\n"
+             "    fd = os.memfd_create('held')\n    for _ in range(32):\n        os.write(fd, b'x' * (1 << 20))\n"
+             "time.sleep(30)\n",
+    "System V shared memory": "import ctypes, time\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+             "libc.shmat.restype = ctypes.c_void_p\n"
+             "segment = libc.shmget(0, 1 << 30, 0o1600)\nassert segment >= 0, ctypes.get_errno()\n"
+             "address = libc.shmat(segment, None, 0)\nctypes.memset(address, 1, 1 << 30)\ntime.sleep(30)\n",
+    "many processes, each under memory_mib": "import os, time\nfor _ in range(8):\n    if os.fork() == 0:\n"
+             "        held = bytearray(160 << 20)\n        held[::4096] = b'x' * len(held[::4096])\n        time.sleep(30)\n"
+             "time.sleep(30)\n",
+}
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "subreaper"])
+@pytest.mark.parametrize("holds", list(HOLDS_MEMORY), ids=list(HOLDS_MEMORY))
+def test_memory_no_file_holds_is_bounded_by_the_runs_memory_group(root, make_runner, sandbox, holds, caplog):
+    """Round six left it: memory that no file holds and no one process maps passed every limit (memfd, shared
+    memory, many processes each under memory_mib). Where the machine lets the build make a memory cgroup, the
+    run's processes hold no more than run_memory_mib together: the run fails naming it, well before its timeout.
+    Where it does not, the build says so rather than claim the bound."""
+    (root / "experiments" / "hold.py").write_text(HOLDS_MEMORY[holds])
+    runner = make_runner(sandbox=sandbox, timeout=60, limits=Limits(run_memory_mib=384))
+    if runner.memory_groups is None:  # (the attack is not run: nothing would bound it)
+        caplog.set_level(logging.INFO, logger="mkdocs.codeproof.experiments")
+        assert runner.sandbox == sandbox and NO_MEMORY_GROUP in caplog.messages
+        return
+    result = runner.result("experiments/hold.py")
+    assert (result.ok, result.timed_out, run_failure(result, 60)) == (False, False, RUN_MEMORY), result.stderr
+    assert not list(runner.memory_groups.folder.glob(f"codeproof-{os.getpid()}-*"))  # each run's group removed
+
+
+def test_a_run_within_its_memory_group_passes_and_leaves_no_group(root, make_runner):
+    (root / "experiments" / "small.py").write_text("held = bytearray(64 << 20)\nprint(len(held) >> 20)\n")
+    runner = make_runner(sandbox="bwrap", limits=Limits(run_memory_mib=384))
+    result = runner.result("experiments/small.py")
+    assert (result.ok, result.stdout) == (True, "64\n"), result.stderr
+    if runner.memory_groups is not None:
+        assert not list(runner.memory_groups.folder.glob(f"codeproof-{os.getpid()}-*"))
+
+
+def fake_cgroups(tmp_path: Path, mounts: list[str], cgroup: str) -> tuple[Path, Path]:
+    """A machine's /proc/self/mountinfo and /proc/self/cgroup, as files."""
+    (tmp_path / "mountinfo").write_text("".join(f"{n} 1 0:{n} {line}\n" for n, line in enumerate(mounts, 30)))
+    (tmp_path / "cgroup").write_text(cgroup)
+    return tmp_path / "mountinfo", tmp_path / "cgroup"
+
+
+def cgroup_folder(path: Path, subtree: str = "") -> Path:
+    path.mkdir(parents=True)
+    (path / "cgroup.procs").write_text("")
+    (path / "cgroup.subtree_control").write_text(subtree)
+    return path
+
+
+def test_a_memory_group_is_made_in_the_builds_own_cgroup_of_cgroup_v1s_memory_hierarchy(tmp_path):
+    own = cgroup_folder(tmp_path / "memory" / "runner" / "abc")
+    mountinfo, cgroup = fake_cgroups(tmp_path, [f"/ {tmp_path}/memory rw,relatime - cgroup cgroup rw,memory",
+                                                f"/ {tmp_path}/cpu rw - cgroup cgroup rw,cpu"],
+                                     "5:cpu:/runner/abc\n4:memory:/runner/abc\n0::/\n")
+    assert memory_groups(mountinfo, cgroup) == Hierarchy(own, 1)
+
+
+@pytest.mark.parametrize("subtree, found", [("cpu memory", True), ("cpu", False)])
+def test_in_cgroup_v2_a_memory_group_is_made_only_where_the_builds_cgroup_delegates_memory(tmp_path, subtree, found):
+    own = cgroup_folder(tmp_path / "unified" / "user.slice" / "build", subtree)
+    mountinfo, cgroup = fake_cgroups(tmp_path, [f"/ {tmp_path}/unified rw - cgroup2 cgroup2 rw"],
+                                     "0::/user.slice/build\n")
+    assert memory_groups(mountinfo, cgroup) == (Hierarchy(own, 2) if found else None)
+
+
+def test_no_memory_hierarchy_mounted_means_no_memory_group(tmp_path):
+    mountinfo, cgroup = fake_cgroups(tmp_path, [f"/ {tmp_path}/cpu rw - cgroup cgroup rw,cpu"], "4:cpu:/\n")
+    assert memory_groups(mountinfo, cgroup) is None
+    assert memory_groups(tmp_path / "no-mountinfo", cgroup) is None
+
+
+def test_the_groups_of_builds_that_ended_are_removed_and_a_running_builds_kept(tmp_path):
+    hierarchy = Hierarchy(cgroup_folder(tmp_path / "memory"), 1)
+    (hierarchy.folder / "codeproof-999999999-1").mkdir()
+    (hierarchy.folder / f"codeproof-{os.getpid()}-1").mkdir()
+    (hierarchy.folder / "someone-else").mkdir()
+    remove_stale_groups(hierarchy, lambda pid: pid == os.getpid())
+    assert sorted(p.name for p in hierarchy.folder.iterdir() if p.is_dir()) == [f"codeproof-{os.getpid()}-1",
+                                                                               "someone-else"]

@@ -482,6 +482,9 @@ MAX_REASON = 300  # characters of why a graph was not traced (the error is the s
 def run_failure(run: RunResult, timeout: float) -> str | None:
     if run.not_run:
         return run.not_run
+    if run.out_of_memory:
+        return (f"held more memory than {run.out_of_memory}: the kernel ended one of its processes "
+                "(memory no file holds counts too: shared memory, memfd, pipes and sockets, every process)")
     if run.over_budget:
         return f"left in its folder {run.over_budget}"
     if run.timed_out:

@@ -179,11 +179,16 @@ class Limits:
     processes: int = 256  # processes and threads of the run at once, in its own user namespace (RLIMIT_NPROC)
     file_size_mib: int = 64  # the largest file it may write (RLIMIT_FSIZE)
     cpu_seconds: int = 60  # processor time of each process (RLIMIT_CPU)
+    # memory all the run's processes hold together, memory no file holds included (a memory cgroup, where the
+    # machine lets the build make one: experiments.memorygroup); the sandbox's /tmp, run_mib, counts in it too
+    run_memory_mib: int = 3072
 
     def phrase(self, name: str) -> str:
         """The limit `name` as a run's failure names it: what, how much, and where it is set."""
-        value, unit = getattr(self, name), {"memory_mib": "MiB", "file_size_mib": "MiB", "cpu_seconds": "s"}.get(name)
-        what = {"memory_mib": "memory", "processes": "process", "file_size_mib": "file size", "cpu_seconds": "CPU time"}
+        value, unit = getattr(self, name), {"memory_mib": "MiB", "file_size_mib": "MiB", "cpu_seconds": "s",
+                                            "run_memory_mib": "MiB"}.get(name)
+        what = {"memory_mib": "memory", "processes": "process", "file_size_mib": "file size", "cpu_seconds": "CPU time",
+                "run_memory_mib": "run's memory"}
         return (f"the {what[name]} limit ({value}{' ' + unit if unit else ''}; "
                 f"extra.series.experiments.limits.{name} in mkdocs.yml)")
 
@@ -252,6 +257,7 @@ class RunResult:
     not_run: str = ""  # why the build refused to run it at all (no full sandbox under CI)
     limit: str = ""  # the limit the run hit, as Limits.phrase names it
     over_budget: str = ""  # what the run left past a budget (Budgets.phrase), read no further
+    out_of_memory: str = ""  # the kernel ended a process of the run past this limit (Limits.phrase of run_memory_mib)
     # The figures the run wrote into its figure folder: name -> the SVG's text; and name -> why one it wrote
     # cannot be a figure (a link, too large, not UTF-8).
     figures: dict[str, str] = field(default_factory=dict)
@@ -265,7 +271,7 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return (self.returncode == 0 and not self.timed_out and not self.overflow and not self.undecodable
-                and not self.not_run and not self.over_budget)
+                and not self.not_run and not self.over_budget and not self.out_of_memory)
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from codeproof.series.config import in_ci
 from codeproof.experiments import supervisor
 from codeproof.experiments.cache import RunCache, cache_readable, input_digest
 from codeproof.experiments.figures import FOLDER_FAULT, MATPLOTLIBRC, collect_figures
+from codeproof.experiments.memorygroup import NO_MEMORY_GROUP, MemoryGroup, memory_groups, remove_stale_groups
 from codeproof.experiments.resources import Resource, read_resources
 from codeproof.experiments.sandbox import (COUNTED, INSIDE, NO_SANDBOX_IN_CI, NOBODY, SANDBOX_NOTES, SANDBOXES,
                                            SHM_BYTES, Interpreter, bwrap_command, bwrap_works, run_env)
@@ -45,7 +46,9 @@ from codeproof.common.structure import Budgets, Limits, Problem, RunResult
 
 log = logging.getLogger("mkdocs.codeproof.experiments")  # shown by MkDocs; info only, so --strict is unaffected
 
-LIMIT_NAMES = tuple(Limits.__dataclass_fields__)  # the order in which the supervisor reads them
+# The limits the supervisor sets on the script's processes, in the order it reads them (run_memory_mib is the
+# run's memory group's: memorygroup).
+LIMIT_NAMES = ("memory_mib", "processes", "file_size_mib", "cpu_seconds")
 RECORD_CAP = 1024 * 1024  # bytes of the inputs record of one run
 STOP_GRACE = 5.0  # seconds the supervisor has to end every process after SIGTERM, before SIGKILL
 CANCEL_SEEN_WITHIN = 0.1  # seconds a run's thread takes at most to see that the build was cancelled
@@ -126,6 +129,9 @@ class ExperimentRunner:
         self.versions = dict(interpreter.versions) if interpreter else toolchain_versions()
         self._cache = RunCache(cache_dir / "experiments", self.key_file, self.versions, limits, budgets)
         _remove_stale_runs()  # whether or not this build runs a script (its runs may all be cached)
+        self.memory_groups = memory_groups()  # where each run's memory group is made, if anywhere
+        if self.memory_groups is not None:
+            remove_stale_groups(self.memory_groups, _alive)
         self.runs = 0  # scripts actually run by this runner (cache hits do not count)
         self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="experiment")
         self._futures: dict[str, Future] = {}
@@ -149,6 +155,8 @@ class ExperimentRunner:
                 refused = in_ci() and self._sandbox != "bwrap"
                 log.info("experiments are not run: CI=true needs bubblewrap's sandbox, which cannot work here"
                          if refused else SANDBOX_NOTES[self._sandbox])
+                if self.memory_groups is None and not refused:
+                    log.info(NO_MEMORY_GROUP)
         return self._sandbox
 
     def start(self, script: str, calls: tuple[str, ...] = ()) -> None:
@@ -178,12 +186,14 @@ class ExperimentRunner:
         for run in running:
             run.ask_to_end()
 
-    def _wait(self, run: Supervised, deadline: float, run_dir: Path, folders: Handover) -> bool:
+    def _wait(self, run: Supervised, deadline: float, run_dir: Path, folders: Handover,
+              group: MemoryGroup | None) -> bool:
         """Wait for the supervisor to end, until the deadline (then True: timed out) or until the build is cancelled
         (then False, and the caller stops the run: cancel() may have come before this run was listed). Every
         WATCHED_EVERY seconds the run's folder is counted: a run past its budgets is asked to end there and then,
         so that no run fills the disk, or holds the sandbox's memory full, within its time (the caller reports
-        the budget)."""
+        the budget). A run whose memory group saw the kernel end a process is asked to end too: what is left of
+        it would only wait for the one that is gone."""
         watched = time.monotonic()
         while run.process.poll() is None and not self._cancelled:
             try:
@@ -194,7 +204,7 @@ class ExperimentRunner:
                 if time.monotonic() - watched >= WATCHED_EVERY:
                     watched = time.monotonic()
                     folders.over_budget = self._over_budget(folders.counted(run_dir))
-                    if folders.over_budget:
+                    if folders.over_budget or (group is not None and group.killed()):
                         run.ask_to_end()
         return False
 
@@ -361,8 +371,13 @@ class ExperimentRunner:
     def _supervised(self, script: str, run_dir: Path, record: int, folders: Handover) -> RunResult:
         inside = self._inside(run_dir)
         calls = [graph_call(call) for call in self._calls.get(script, ())]
-        lifeline, asking_end = os.pipe()  # see Supervised
+        try:
+            group = (MemoryGroup(self.memory_groups, self.limits.run_memory_mib * 1024 * 1024)
+                     if self.memory_groups is not None else None)
+        except OSError as error:  # the machine let the build make groups when it started, and no longer does
+            return self._failed(script, f"its memory group could not be made ({error.strerror}); build again")
         counted = list(COUNTED) if self.sandbox == "bwrap" else []  # else its work folder alone, on the disk
+        lifeline, asking_end = os.pipe()  # see Supervised
         argv = [self.python, "-B", "-c", SUPERVISOR, str(record), str(lifeline), str(folders.supervisors_end),
                 inside, script, *(str(getattr(self.limits, name)) for name in LIMIT_NAMES),
                 str(NOBODY) if self.sandbox == "bwrap" and os.geteuid() == 0 else "0",  # see bwrap_command
@@ -371,6 +386,18 @@ class ExperimentRunner:
             readable = (*((self.python_path,) if self.python_path else ()), *map(Path, self.readable))
             argv = bwrap_command(run_dir / "given", hidden=(self.key_file,), readable=readable,
                                  tmp_bytes=(self.budgets.run_mib + MEMORY_MARGIN_MIB) * 1024 * 1024) + argv
+        try:
+            return self._contained(script, argv if group is None else group.entering(argv), run_dir, inside,
+                                   record, (lifeline, asking_end), folders, group)
+        finally:
+            if group is not None:
+                group.remove()
+
+    def _contained(self, script: str, argv: list[str], run_dir: Path, inside: str, record: int,
+                   pipe: tuple[int, int], folders: Handover, group: MemoryGroup | None) -> RunResult:
+        """The supervisor run to its end (in the run's memory group, when there is one), and what it gave; the
+        lifeline pipe's two ends are closed here."""
+        lifeline, asking_end = pipe
         started = time.monotonic()
         try:
             process = subprocess.Popen(
@@ -395,7 +422,7 @@ class ExperimentRunner:
         ]
         for reader in readers:
             reader.start()
-        timed_out = self._wait(run, started + self.timeout, run_dir, folders)
+        timed_out = self._wait(run, started + self.timeout, run_dir, folders, group)
         run.stop()  # a no-op when the supervisor ended by itself, having ended every descendant
         with self._lock:
             self._running.discard(run)
@@ -421,6 +448,7 @@ class ExperimentRunner:
             timed_out=timed_out,
             overflow=overflow.is_set(),
             undecodable=undecodable,
+            out_of_memory=self.limits.phrase("run_memory_mib") if group is not None and group.killed() else "",
         )
 
     @staticmethod

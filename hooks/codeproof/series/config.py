@@ -108,6 +108,7 @@ SERIES_SCHEMA = Section({
         "limits": Section({
             "memory_mib": _number(int, 255, 1 << 30, "a whole number of MiB from 256", Limits.memory_mib),
             "processes": _number(int, 7, 1 << 22, "a whole number from 8", Limits.processes),
+            "run_memory_mib": _number(int, 255, 1 << 30, "a whole number of MiB from 256", Limits.run_memory_mib),
             "file_size_mib": _number(int, 0, 1 << 30, "a positive whole number of MiB", Limits.file_size_mib),
             "cpu_seconds": _number(int, 0, MAX_TIMEOUT, f"a whole number of seconds from 1 to {MAX_TIMEOUT}",
                                    Limits.cpu_seconds),
