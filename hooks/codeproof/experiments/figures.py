@@ -12,6 +12,7 @@ the page's fonts, metadata dropped, and the same bytes for the same input.
 from __future__ import annotations
 
 import colorsys
+import functools
 import math
 import os
 import re
@@ -53,6 +54,10 @@ COLOURED = ("fill", "stroke", "stop-color")
 FUNCTIONS = {"rgb", "rgba", "hsl", "hsla", "matrix", "translate", "scale", "rotate", "skewx", "skewy"}  # and url()
 PICTURE_RE = re.compile(r"^data:image/(png|jpeg);base64,[A-Za-z0-9+/=\s]*$")  # pixels: nothing they could run
 MIN_CONTRAST = 3.0  # WCAG's minimum for graphics and large text
+# Text on a shape the figure fills: below this a reader may not see a glyph at all. The page's 3:1 is for text on
+# the page; a label on a bar of the runs' default colours, in the page's text colour, reaches 2.2:1 on the slate
+# scheme, and is read.
+MIN_CONTRAST_ON_FILL = 2.0
 # The page's backgrounds: Material's default scheme, and its slate scheme (hsl(232, 15%, 14%)).
 BACKGROUNDS = {"light": (1.0, 1.0, 1.0), "dark": colorsys.hls_to_rgb(232 / 360, 0.14, 0.15)}
 # matplotlib's settings for a run (runner writes them into its MPLCONFIGDIR): text stays text, ids are the same
@@ -268,8 +273,8 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         start, off, runs = _positions(element, start, frame, size, anchor,
                                       colours.get("dominant-baseline", "auto").strip().lower())
         placed += [(y, x, words) for y, x, words, _, _ in runs]
-        over.texts += [(_text_box(frame, x, y, words, size, anchor), size * frame.scale, words)
-                       for _, _, words, x, y in runs]
+        for _, _, words, x, y in runs:
+            problems += over.text(name, frame, (x, y), words, size, anchor, colours.get("fill", ""))
     elif name in SHAPES and not undrawn:  # a clip or a mask leaves some of it painted: checked as if whole
         problems += over.painted(element, name, {**element.attrib, **style}, colours, frame, copied)
     if textual and own_text.strip():
@@ -290,8 +295,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
             if textual and child.tail:  # the words after a <tspan> go on from where it ended
                 drawn = frame.point(*went_on)
                 placed.append((drawn[1], drawn[0], child.tail))
-                over.texts.append((_text_box(frame, *went_on, child.tail, size, anchor), size * frame.scale,
-                                   child.tail))
+                problems += over.text(name, frame, went_on, child.tail, size, anchor, colours.get("fill", ""))
     return start
 
 
@@ -503,6 +507,7 @@ GLYPH_BAND = (-0.5, 1.1)  # below and above its baseline, in font sizes: where a
 # A character's width, in font sizes: an East Asian wide one a whole size, any other at most this much on average
 # over a run (a Latin capital's is about 0.65; a two-column legend's second column stands clear of that).
 NARROW_WIDTH = 0.65
+CELL_HEIGHT = 0.3  # of a text's font size above its baseline: the middle of a lower-case letter
 COVERING_STROKE = 0.3  # of a text's font size: a line this wide hides a glyph (a thinner one shows as a line: strokes contrast)
 CURVE_POINTS = 8  # points a curve of a path is read at, each way along it
 # Shapes drawn after texts, times those texts, that the check compares (about a second): a figure of matplotlib's
@@ -521,9 +526,24 @@ def _font_size(colours: dict[str, str]) -> float:
 def _text_box(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> Box:
     """Where a run of text may draw, in the figure's units: each character as wide as NARROW_WIDTH or a whole size,
     from its position as its anchor says, through the transforms around it."""
-    length = sum(1 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH for ch in words) * size
-    along = {"middle": (-length / 2, length / 2), "end": (-length, 0.0)}.get(anchor, (0.0, length))
-    return _bounds([frame.point(x + u, y - v * size) for u in along for v in GLYPH_BAND])
+    left, right = _along(words, size, anchor)[0], _along(words, size, anchor)[-1]
+    return _bounds([frame.point(x + u, y - v * size) for u in (left, right) for v in GLYPH_BAND])
+
+
+def _cells(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> list[tuple[float, float]]:
+    """The middle of each character of a run of text (widths as _text_box takes them, half-way up a lower-case
+    letter), in the figure's units."""
+    edges = _along(words, size, anchor)
+    return [frame.point(x + (one + other) / 2, y - CELL_HEIGHT * size) for one, other in zip(edges, edges[1:])]
+
+
+def _along(words: str, size: float, anchor: str) -> list[float]:
+    """Where each character of a run begins and the last ends, along the baseline from the run's position."""
+    edges = [0.0]
+    for ch in words:
+        edges.append(edges[-1] + (1 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH) * size)
+    shift = {"middle": -edges[-1] / 2, "end": -edges[-1]}.get(anchor, 0.0)
+    return [edge + shift for edge in edges]
 
 
 def _bounds(points: list[tuple[float, float]]) -> Box:
@@ -532,23 +552,81 @@ def _bounds(points: list[tuple[float, float]]) -> Box:
 
 
 @dataclass
+class _Ground:
+    """A filled shape, as text drawn over it sees it: where it paints, and its fill (None: what the check cannot
+    read as one colour, a paint server's; an <image>'s pixels are not read: `picture`)."""
+
+    outlines: list[list[tuple[float, float]]]
+    bounds: Box
+    fill: tuple[float, float, float, float] | str | None  # (r, g, b, alpha), or "currentColor"
+    said: str  # the shape and its fill, for a message
+    picture: bool = False
+
+
+@dataclass
 class _Over:
     """What a figure draws, in order, as far as text is concerned: where each run of text drawn so far may draw
-    (its box, its font size in the figure's units, its words), and the elements by id (what a <use> copies)."""
+    (its box, its font size in the figure's units, its words), the filled shapes drawn so far (what a later text
+    is seen against), and the elements by id (what a <use> copies)."""
 
     ids: dict[str, Element]
     texts: list[tuple[Box, float, str]] = field(default_factory=list)
-    checks: int = 0  # of a shape against a text, so far (MAX_OVER_CHECKS)
+    grounds: list[_Ground] = field(default_factory=list)
+    read: dict = field(default_factory=dict)  # each shape's outlines in its own units (_outlines)
+    checks: int = 0  # of a shape against a text, or of a character against a filled shape, so far (MAX_OVER_CHECKS)
+
+    def text(self, name: str, frame: _Frame, at: tuple[float, float], words: str, size: float, anchor: str,
+             fill: str) -> list[str]:
+        """A run of text placed: kept for the shapes drawn after it, and each of its characters seen against the
+        filled shapes drawn before it, as a problem where it does not stand out from them (text on a shape of its
+        own colour is unseen, as text painted over is; the page behind is _contrast's)."""
+        self.texts.append((_text_box(frame, *at, words, size, anchor), size * frame.scale, words))
+        if not self.grounds or not words.strip():
+            return []
+        colour = _colour(fill or "black")
+        if colour is None:  # what _hides_text refuses
+            return []
+        cells = _cells(frame, *at, words, size, anchor)
+        self.checks += len(cells) * len(self.grounds)
+        if self.checks > MAX_OVER_CHECKS:
+            return [f"it draws more text over more shapes than the check of what text is seen against compares "
+                    f"({MAX_OVER_CHECKS:,} pairs): draw fewer of them"]
+        for ch, cell in zip(words, cells):
+            if ch.isspace():
+                continue
+            below = [ground for ground in self.grounds if _within(cell, ground)]
+            if below and below[-1].fill is None:
+                return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn on {below[-1].said}, which the "
+                        "check cannot read as one colour, so it cannot tell whether a reader sees it: draw the text "
+                        "where the fill is a plain colour, or nothing"]
+            if any(ground.picture for ground in below):  # pixels are not read (SECURITY.md)
+                continue
+            for scheme, page in BACKGROUNDS.items():
+                seen_on = page
+                for ground in below:
+                    seen_on = _over(_resolved(ground.fill, scheme), seen_on)
+                ratio = contrast(_over(_resolved(colour, scheme), seen_on), seen_on)
+                if below and ratio < MIN_CONTRAST_ON_FILL:
+                    drawn_in = ("the page's text colour (a figure's black)" if colour == "currentColor"
+                                else fill or "black")
+                    return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn in {drawn_in} on "
+                            f"{below[-1].said}, at {ratio:.2f}:1 on the {scheme} scheme (at least "
+                            f"{MIN_CONTRAST_ON_FILL:g}:1 is needed on a fill): a reader may not see it, so it could "
+                            "split the text a reader sees; "
+                            + ("draw no fill behind text (the runs' matplotlibrc draws none behind the figure and "
+                               "its axes), or a darker one" if colour == "currentColor" else
+                               "choose a colour that stands out from the fill")]
+        return []
 
     def painted(self, element: Element, name: str, attributes: dict[str, str], colours: dict[str, str],
                 frame: _Frame, copied: str) -> list[str]:
         """A shape drawn over text drawn before it, as a problem: what it covers is not seen, so a glyph could be
         slipped into a stamp's words for the guard and painted over for the reader. A shape paints where its fill
         is not none (nor fainter than MIN_OPACITY), and its stroke where it is wide, as far as its mitred corners
-        reach; a <use> as what it copies, a group's shapes each."""
-        if not self.texts:
-            return []
-        self.checks += len(self.texts)
+        reach; a <use> as what it copies, a group's shapes each. A filled shape is kept as a ground for the text
+        drawn after it."""
+        if self.texts:
+            self.checks += len(self.texts)
         if self.checks > MAX_OVER_CHECKS:
             return [f"it draws more shapes over more text than the check of what covers text compares "
                     f"({MAX_OVER_CHECKS:,} pairs): draw fewer of them, or draw the text last"]
@@ -563,7 +641,17 @@ class _Over:
             own = {**colours, **attributes, **{key: value for key, value in shape.attrib.items() if key != "style"},
                    **_declared(shape.get("style", ""))} if shape is not element else {**colours, **attributes}
             within = frame.within(_transform(shape.get("transform", ""))) if shape is not element else frame
-            covered = self._covered(shape, _name(shape.tag), own, within)
+            kind = _name(shape.tag)
+            fill = _ground_fill(kind, own)
+            if not self.texts and fill is False:  # nothing to cover, nothing to be seen on
+                continue
+            outlines = _outlines(shape, kind, within, _font_size(own), self.read)
+            if fill is not False:
+                points = [point for line in outlines for point in line]
+                if points:
+                    self.grounds.append(_Ground(outlines, _bounds(points), fill,
+                                                f"a <{name}> filled {own.get('fill') or 'black'}", kind == "image"))
+            covered = self._covered(kind, own, within, outlines)
             if covered:
                 return [f"its <{name}> is drawn over the text {covered.strip()[:MAX_LABEL]!r}: a reader does not see "
                         "what it covers, so it could split the text a reader sees (a text's extent is taken at "
@@ -571,7 +659,8 @@ class _Over:
                         "after it, in matplotlib with a higher zorder)"]
         return []
 
-    def _covered(self, shape: Element, kind: str, own: dict[str, str], frame: _Frame) -> str | None:
+    def _covered(self, kind: str, own: dict[str, str], frame: _Frame, outlines: list[list[tuple[float, float]]]
+                 ) -> str | None:
         """The words of the first text the shape paints over, or None."""
         size = _font_size(own)
         opacity = _fraction(own.get("opacity", "1")) * _fraction(own.get("fill-opacity", "1"))
@@ -581,7 +670,6 @@ class _Over:
         joins = own.get("stroke-linejoin", "miter").strip().lower() in ("miter", "miter-clip", "arcs")
         spike = max(1.0, _number(own.get("stroke-miterlimit", "")) or 4.0) if joins else 1.0
         stroked = _paints(own.get("stroke") or "none") and width > 0
-        outlines = _outlines(shape, kind, frame, size)
         for box, text_size, words in self.texts:
             reach = width / 2 * spike if stroked and width >= COVERING_STROKE * text_size else None
             if filled and _paths_meet(outlines, box, 0.0, True) or \
@@ -590,6 +678,56 @@ class _Over:
         return None
 
 
+def _ground_fill(kind: str, own: dict[str, str]):
+    """What a shape fills, as text drawn on it sees it: (r, g, b, alpha) with its opacity, "currentColor", None
+    (a paint server's, or an image's pixels), or False where it fills nothing (no fill, a line, too faint)."""
+    opacity = _fraction(own.get("opacity", "1")) * _fraction(own.get("fill-opacity", "1"))
+    if kind in ("line", "polyline") or opacity < MIN_OPACITY:
+        return False
+    if kind == "image":
+        return None
+    value = (own.get("fill") or "black").strip()
+    if not _paints(value):
+        return False
+    colour = _colour(value)
+    if colour is None:  # a paint server's url(), or what the cleaning refuses
+        return None
+    return colour if colour == "currentColor" else (*colour[:3], colour.alpha * min(1.0, opacity))
+
+
+@functools.lru_cache(maxsize=1024)
+def _colour(value: str):
+    """A colour as tinycss2 reads it: "currentColor", an RGBA, or None."""
+    return tinycss2.color3.parse_color(value)
+
+
+def _within(point: tuple[float, float], ground: _Ground) -> bool:
+    """The point lies inside one of the ground's outlines (each taken as closed)."""
+    left, top, right, bottom = ground.bounds
+    if not (left <= point[0] <= right and top <= point[1] <= bottom):
+        return False
+    from matplotlib.path import Path as Outline  # here: as in _paths_meet
+
+    return any(len(points) > 2 and Outline(points, closed=False).contains_point(point) for points in ground.outlines)
+
+
+# The page's text colour (Material's --md-default-fg-color, the colour of a figure's currentColor), with its alpha.
+PAGE_TEXT = {"light": ((0.0, 0.0, 0.0), 0.87), "dark": (colorsys.hls_to_rgb(232 / 360, 0.90, 0.15), 0.82)}
+
+
+def _resolved(colour, scheme: str) -> tuple[float, float, float, float]:
+    """A colour as the scheme shows it: currentColor is the page's text colour."""
+    if colour == "currentColor":
+        return (*PAGE_TEXT[scheme][0], PAGE_TEXT[scheme][1])
+    return tuple(colour[:4])  # tinycss2's RGBA, or a ground's (r, g, b, alpha)
+
+
+def _over(colour: tuple[float, float, float, float], below: tuple[float, float, float]) -> tuple[float, float, float]:
+    """A colour with its alpha laid over another."""
+    return tuple(colour[3] * one + (1 - colour[3]) * other for one, other in zip(colour[:3], below))
+
+
+@functools.lru_cache(maxsize=1024)  # a figure's shapes share a few colours
 def _paints(value: str) -> bool:
     """A fill or stroke draws something (a colour not transparent, or a paint server's url())."""
     value = value.strip().lower()
@@ -617,11 +755,27 @@ def _overlap(one: Box, other: Box, reach: float) -> bool:
             and other[1] < one[3] + reach)
 
 
-def _outlines(element: Element, kind: str, frame: _Frame, size: float) -> list[list[tuple[float, float]]]:
-    """Where a shape draws, as lines of points in the figure's units (svgelements reads a path's and a polygon's
-    geometry; a curve is read at CURVE_POINTS points). A path a browser draws up to an error in it is taken as
-    covering the whole figure, as what comes before the error may."""
-    width, height = frame.box[2], frame.box[3]
+def _outlines(element: Element, kind: str, frame: _Frame, size: float, read: dict
+              ) -> list[list[tuple[float, float]]]:
+    """Where a shape draws, as lines of points in the figure's units. A path a browser draws up to an error in it
+    is taken as covering the whole figure, as what comes before the error may. `read`: each element's outlines in
+    its own units, read once (a scatter plot's <use>s copy one marker a thousand times)."""
+    key = (id(element), kind, size, frame.box)
+    if key not in read:
+        read[key] = _own_outlines(element, kind, frame.box, size)
+    local = read[key]
+    if local is None:
+        left, top, box_width, box_height = frame.box
+        return [[(left, top), (left + box_width, top), (left + box_width, top + box_height),
+                 (left, top + box_height), (left, top)]]
+    return [[frame.point(x, y) for x, y in points] for points in local]
+
+
+def _own_outlines(element: Element, kind: str, box: tuple[float, float, float, float], size: float
+                  ) -> list[list[tuple[float, float]]] | None:
+    """Where a shape draws, as lines of points in its own units (svgelements reads a path's and a polygon's
+    geometry; a curve is read at CURVE_POINTS points); None for a path with an error in it."""
+    width, height = box[2], box[3]
 
     def length(key: str, extent: float) -> float:
         found = _lengths(element.get(key, "0"), size, extent)
@@ -644,10 +798,8 @@ def _outlines(element: Element, kind: str, frame: _Frame, size: float) -> list[l
                 svgelements.Polyline(element.get("points", ""))
             local = _points(outline.segments() if kind == "path" else svgelements.Path(outline).segments())
         except (ValueError, IndexError, TypeError, ZeroDivisionError, AttributeError):
-            left, top, box_width, box_height = frame.box
-            return [[(left, top), (left + box_width, top), (left + box_width, top + box_height),
-                     (left, top + box_height), (left, top)]]
-    return [[frame.point(x, y) for x, y in points] for points in local]
+            return None
+    return local
 
 
 def _points(segments) -> list[list[tuple[float, float]]]:
