@@ -458,7 +458,7 @@ BODY_Y = {"auto": -0.35, "central": 0.0, "middle": 0.0, "hanging": 0.35, "text-b
 def _positions(element: Element, start: tuple[float, float], frame: _Frame, size: float, anchor: str, baseline: str
                ) -> tuple[tuple[float, float], str | None, list[tuple[float, float, str, float, float]]]:
     """Where a text element's glyphs start (from its x, y, dx and dy: SVG's per-glyph lists, a <tspan> going on
-    from `start` where it sets none): the last position (where a <tspan> inside goes on from); why it is drawn
+    from `start` where it sets none): where its own characters end (where a <tspan> inside goes on from); why it is drawn
     off the figure, if a glyph's position lies farther outside the viewBox than the glyph could reach back from
     it; and its own words as placed: each run of characters from a position the lists set, where it is drawn
     (y, x), then the run and its position in the element's own units (x, y)."""
@@ -471,13 +471,14 @@ def _positions(element: Element, start: tuple[float, float], frame: _Frame, size
              for key, extent in (("x", width), ("y", height), ("dx", width), ("dy", height))]
     own = element.text or ""
     x, y = start
+    pen = x  # where the next glyph goes, if no list places it: past the one before, as _text_box takes its width
     drawn = frame.point(x, y)
     runs = [[drawn[1], drawn[0], "", x, y]]
     off = None
     for n in range(max(min(max(map(len, lists)), glyphs), len(own))):  # a position past the last glyph places none
         xs, ys, dxs, dys = lists
         if any(n < len(values) for values in lists):
-            x = xs[n] if n < len(xs) else x
+            x = xs[n] if n < len(xs) else pen
             y = ys[n] if n < len(ys) else y
             x, y = x + (dxs[n] if n < len(dxs) else 0), y + (dys[n] if n < len(dys) else 0)
             drawn = frame.point(x, y)
@@ -485,11 +486,14 @@ def _positions(element: Element, start: tuple[float, float], frame: _Frame, size
                                y + size * BODY_Y.get(baseline, BODY_Y["auto"]))
             if off is None and frame.size and (frame.outside(*drawn) > reach or frame.outside(*body) > 0):
                 off = f"is drawn off the figure (at {drawn[0]:.6g}, {drawn[1]:.6g}, outside its viewBox)"
+            pen = x
             if n < len(own):
                 runs.append([drawn[1], drawn[0], "", x, y])
         if n < len(own):
             runs[-1][2] += own[n]
-    return (x, y), off, [tuple(run) for run in runs if run[2]]
+            pen += _width(own[n]) * size
+    end = runs[-1][3] + _along(runs[-1][2], size, anchor)[-1]  # past its last characters, as its anchor sets them
+    return (end, y), off, [tuple(run) for run in runs if run[2]]
 
 
 def _fraction(value: str) -> float:
@@ -507,6 +511,10 @@ GLYPH_BAND = (-0.5, 1.1)  # below and above its baseline, in font sizes: where a
 # A character's width, in font sizes: an East Asian wide one a whole size, any other at most this much on average
 # over a run (a Latin capital's is about 0.65; a two-column legend's second column stands clear of that).
 NARROW_WIDTH = 0.65
+# A glyph's body, in font sizes: no narrow glyph a reader can read is narrower than MIN_GLYPH_SHARE; a wide one
+# fills most of its square.
+GLYPH_SHARE = {False: MIN_GLYPH_SHARE, True: 0.9}
+GLYPH_BUCKETS = 64  # a figure's width and height are cut in this many, to find the characters near one
 CELL_HEIGHT = 0.3  # of a text's font size above its baseline: the middle of a lower-case letter
 COVERING_STROKE = 0.3  # of a text's font size: a line this wide hides a glyph (a thinner one shows as a line: strokes contrast)
 CURVE_POINTS = 8  # points a curve of a path is read at, each way along it
@@ -537,11 +545,16 @@ def _cells(frame: _Frame, x: float, y: float, words: str, size: float, anchor: s
     return [frame.point(x + (one + other) / 2, y - CELL_HEIGHT * size) for one, other in zip(edges, edges[1:])]
 
 
+def _width(ch: str) -> float:
+    """A character's width in font sizes, as the checks take it: a whole size if East Asian wide, else NARROW_WIDTH."""
+    return 1.0 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH
+
+
 def _along(words: str, size: float, anchor: str) -> list[float]:
     """Where each character of a run begins and the last ends, along the baseline from the run's position."""
     edges = [0.0]
     for ch in words:
-        edges.append(edges[-1] + (1 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH) * size)
+        edges.append(edges[-1] + _width(ch) * size)
     shift = {"middle": -edges[-1] / 2, "end": -edges[-1]}.get(anchor, 0.0)
     return [edge + shift for edge in edges]
 
@@ -573,6 +586,7 @@ class _Over:
     texts: list[tuple[Box, float, str]] = field(default_factory=list)
     grounds: list[_Ground] = field(default_factory=list)
     read: dict = field(default_factory=dict)  # each shape's outlines in its own units (_outlines)
+    glyphs: dict = field(default_factory=dict)  # where each character drawn so far stands, by bucket (_overlaid)
     checks: int = 0  # of a shape against a text, or of a character against a filled shape, so far (MAX_OVER_CHECKS)
 
     def text(self, name: str, frame: _Frame, at: tuple[float, float], words: str, size: float, anchor: str,
@@ -581,12 +595,15 @@ class _Over:
         filled shapes drawn before it, as a problem where it does not stand out from them (text on a shape of its
         own colour is unseen, as text painted over is; the page behind is _contrast's)."""
         self.texts.append((_text_box(frame, *at, words, size, anchor), size * frame.scale, words))
-        if not self.grounds or not words.strip():
+        if not words.strip():
             return []
+        cells = _cells(frame, *at, words, size, anchor)
+        overlaid = self._overlaid(name, frame, words, size, cells)
+        if overlaid or not self.grounds:
+            return overlaid
         colour = _colour(fill or "black")
         if colour is None:  # what _hides_text refuses
             return []
-        cells = _cells(frame, *at, words, size, anchor)
         self.checks += len(cells) * len(self.grounds)
         if self.checks > MAX_OVER_CHECKS:
             return [f"it draws more text over more shapes than the check of what text is seen against compares "
@@ -616,6 +633,39 @@ class _Over:
                             + ("draw no fill behind text (the runs' matplotlibrc draws none behind the figure and "
                                "its axes), or a darker one" if colour == "currentColor" else
                                "choose a colour that stands out from the fill")]
+        return []
+
+    def _overlaid(self, name: str, frame: _Frame, words: str, size: float, cells: list[tuple[float, float]]
+                  ) -> list[str]:
+        """Characters drawn where a character drawn before them stands, as a problem: a reader sees one glyph (a 丨
+        laid on a stroke of 出, 出 on 出) where the check reads both, so the words a reader sees could be a stamp's.
+        Two characters share a place when the middle of one lies within the other's body: as wide as the narrowest
+        glyph it could be (GLYPH_SHARE of its size), as high as its size. (matplotlib draws a text with a path
+        effect as outlines, not twice as text.)"""
+        scale = size * frame.scale
+        bucket = frame.size / GLYPH_BUCKETS if frame.size else 1.0
+        for ch, (x, y) in zip(words, cells):
+            if ch.isspace():
+                continue
+            half = (GLYPH_SHARE[_width(ch) == 1.0] * scale / 2, scale / 2)
+            spans = [range(max(-1, int((centre - reach) // bucket)),
+                           min(GLYPH_BUCKETS, int((centre + reach) // bucket)) + 1)
+                     for centre, reach in ((x, half[0]), (y, half[1]))]  # the buckets its body lies in
+            keys = [(i, j) for i in spans[0] for j in spans[1]]
+            for key in keys:
+                for other_x, other_y, other_half, other_ch, other_words in self.glyphs.get(key, ()):
+                    self.checks += 1
+                    apart = (abs(x - other_x), abs(y - other_y))
+                    if any(apart[0] < body[0] and apart[1] < body[1] for body in (half, other_half)):
+                        return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn over the text "
+                                f"{other_words.strip()[:MAX_LABEL]!r} ({ch!r} where {other_ch!r} stands): a reader "
+                                "sees one glyph where the check reads two, so it could split the text a reader sees; "
+                                "move one of them"]
+            if self.checks > MAX_OVER_CHECKS:
+                return [f"it draws more text over more text than the check of where characters stand compares "
+                        f"({MAX_OVER_CHECKS:,} pairs): draw less of it"]
+            for key in keys:
+                self.glyphs.setdefault(key, []).append((x, y, half, ch, words))
         return []
 
     def painted(self, element: Element, name: str, attributes: dict[str, str], colours: dict[str, str],
