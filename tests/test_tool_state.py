@@ -85,8 +85,8 @@ def in_a_runs_memory_group(path: Path) -> bool:
 def traced(argv: list[str], repo: Path, env: dict[str, str], tmp_path: Path
            ) -> tuple[subprocess.CompletedProcess, list[str]]:
     """argv, run in `repo` under `strace -f`: (the run, every program it started). Every file it opened to write,
-    made, removed or renamed is inside the repository, the test's folder or the user cache `env` names, or a
-    device."""
+    made, removed or renamed is inside the repository, the test's folder or the user cache `env` names, a device,
+    or a run's memory group."""
     log = tmp_path / f"strace-{len(list(tmp_path.glob('strace-*')))}"  # a prefix of its own for each call
     done = subprocess.run(["strace", "-f", "-qq", "-e", "trace=execve,open,openat,creat,rename,renameat,renameat2,"
                            "unlink,unlinkat,mkdir,mkdirat", "-ff", "-o", str(log), *argv],
