@@ -838,6 +838,10 @@ UNDER_X = '<rect x="74" y="30" width="32" height="40" fill="#767676"/>'  # under
      + UNDER_X.replace('"#767676"', '"url(#p)"') + '<text x="78" y="60" font-size="32" fill="#767676">X</text>',
      "its <text> holding 'X' is drawn on a <rect> filled url(#f-p), which the check cannot read as one colour, so it "
      "cannot tell whether a reader sees it: draw the text where the fill is a plain colour, or nothing"),
+    ('<line x1="60" y1="50" x2="120" y2="50" stroke="#767676" stroke-width="30"/>'  # a wide stroke, not a fill
+     '<text x="78" y="60" font-size="32" fill="#767676">X</text>',
+     ON_FILL.format(name="text", words="X", colour="#767676", shape="line", fill="#767676", ratio="1.00",
+                    scheme="light", what=OWN_COLOUR).replace("filled #767676", "stroked #767676 30 wide")),
 ])
 def test_text_on_a_fill_it_does_not_stand_out_from_is_refused(drawing, message):
     """Left by round six: a glyph drawn in the colour of a shape the figure fills below it is not seen, though the
@@ -895,6 +899,14 @@ def test_a_figure_of_more_characters_in_one_place_than_the_check_compares_is_ref
                          Budgets(svg_elements=20_000)).problems
     assert ("it draws more text over more text than the check of where characters stand compares (2,000,000 pairs): "
             "draw less of it") in problems
+
+
+def test_text_across_a_thin_line_of_its_own_colour_is_kept():
+    """A line thinner than COVERING_STROKE of the text's size shows as a line across it (an axis through a label)."""
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 400 100" width="400" height="100">'
+           '<line x1="0" y1="50" x2="400" y2="50" stroke="#000000" stroke-width="2"/>'
+           '<text x="78" y="60" font-size="32">X</text></svg>')
+    assert clean_svg(svg, "f-", "a").problems == ()
 
 
 def labels_inside_bars(axes):

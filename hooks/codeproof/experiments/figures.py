@@ -566,14 +566,16 @@ def _bounds(points: list[tuple[float, float]]) -> Box:
 
 @dataclass
 class _Ground:
-    """A filled shape, as text drawn over it sees it: where it paints, and its fill (None: what the check cannot
-    read as one colour, a paint server's; an <image>'s pixels are not read: `picture`)."""
+    """A filled shape, or a stroke wide enough to hide a glyph, as text drawn over it sees it: where it paints, and
+    its colour (None: what the check cannot read as one colour, a paint server's; an <image>'s pixels are not read:
+    `picture`)."""
 
     outlines: list[list[tuple[float, float]]]
     bounds: Box
     fill: tuple[float, float, float, float] | str | None  # (r, g, b, alpha), or "currentColor"
     said: str  # the shape and its fill, for a message
     picture: bool = False
+    reach: float = 0.0  # a stroke's: how far from its outlines it paints (a fill's is 0: inside them)
 
 
 @dataclass
@@ -605,13 +607,15 @@ class _Over:
         if colour is None:  # what _hides_text refuses
             return []
         self.checks += len(cells) * len(self.grounds)
+        hiding = COVERING_STROKE * size * frame.scale  # a stroke as wide hides this text's glyphs (thinner: a line)
         if self.checks > MAX_OVER_CHECKS:
             return [f"it draws more text over more shapes than the check of what text is seen against compares "
                     f"({MAX_OVER_CHECKS:,} pairs): draw fewer of them"]
         for ch, cell in zip(words, cells):
             if ch.isspace():
                 continue
-            below = [ground for ground in self.grounds if _within(cell, ground)]
+            below = [ground for ground in self.grounds
+                     if (not ground.reach or 2 * ground.reach >= hiding) and _within(cell, ground)]
             if below and below[-1].fill is None:
                 return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn on {below[-1].said}, which the "
                         "check cannot read as one colour, so it cannot tell whether a reader sees it: draw the text "
@@ -692,15 +696,20 @@ class _Over:
                    **_declared(shape.get("style", ""))} if shape is not element else {**colours, **attributes}
             within = frame.within(_transform(shape.get("transform", ""))) if shape is not element else frame
             kind = _name(shape.tag)
-            fill = _ground_fill(kind, own)
-            if not self.texts and fill is False:  # nothing to cover, nothing to be seen on
+            fill, stroke = _ground_fill(kind, own), _ground_stroke(own, within)
+            if not self.texts and fill is False and stroke is None:  # nothing to cover, nothing to be seen on
                 continue
             outlines = _outlines(shape, kind, within, _font_size(own), self.read)
-            if fill is not False:
-                points = [point for line in outlines for point in line]
-                if points:
-                    self.grounds.append(_Ground(outlines, _bounds(points), fill,
-                                                f"a <{name}> filled {own.get('fill') or 'black'}", kind == "image"))
+            points = [point for line in outlines for point in line]
+            if fill is not False and points:
+                self.grounds.append(_Ground(outlines, _bounds(points), fill,
+                                            f"a <{name}> filled {own.get('fill') or 'black'}", kind == "image"))
+            if stroke is not None and points:  # painted after its fill
+                colour, width = stroke
+                left, top, right, bottom = _bounds(points)
+                self.grounds.append(_Ground(outlines, (left - width / 2, top - width / 2, right + width / 2,
+                                                       bottom + width / 2), colour,
+                                            f"a <{name}> stroked {own.get('stroke')} {width:.3g} wide", reach=width / 2))
             covered = self._covered(kind, own, within, outlines)
             if covered:
                 return [f"its <{name}> is drawn over the text {covered.strip()[:MAX_LABEL]!r}: a reader does not see "
@@ -751,14 +760,43 @@ def _colour(value: str):
     return tinycss2.color3.parse_color(value)
 
 
+def _ground_stroke(own: dict[str, str], frame: _Frame) -> tuple | None:
+    """What a shape strokes, as text drawn on it sees it: (its colour as _ground_fill gives one, its width in the
+    figure's units), or None where it strokes nothing (no stroke, too faint)."""
+    value = (own.get("stroke") or "none").strip()
+    opacity = _fraction(own.get("opacity", "1")) * _fraction(own.get("stroke-opacity", "1"))
+    if not _paints(value) or opacity < MIN_OPACITY:
+        return None
+    width = (_lengths(own.get("stroke-width", "1"), _font_size(own), frame.size) or [1.0])[0] * frame.scale
+    if width <= 0:
+        return None
+    colour = _colour(value)
+    if colour is not None and colour != "currentColor":
+        colour = (*colour[:3], colour.alpha * min(1.0, opacity))
+    return colour, width
+
+
 def _within(point: tuple[float, float], ground: _Ground) -> bool:
-    """The point lies inside one of the ground's outlines (each taken as closed)."""
+    """The point lies inside one of the ground's outlines (each taken as closed), or, for a stroke, within its reach
+    of one."""
     left, top, right, bottom = ground.bounds
     if not (left <= point[0] <= right and top <= point[1] <= bottom):
         return False
+    if ground.reach:
+        return any(_distance(point, one, other) <= ground.reach
+                   for points in ground.outlines for one, other in zip(points, points[1:]))
     from matplotlib.path import Path as Outline  # here: as in _paths_meet
 
     return any(len(points) > 2 and Outline(points, closed=False).contains_point(point) for points in ground.outlines)
+
+
+def _distance(point: tuple[float, float], one: tuple[float, float], other: tuple[float, float]) -> float:
+    """From a point to the segment between two others."""
+    along = (other[0] - one[0], other[1] - one[1])
+    length = along[0] ** 2 + along[1] ** 2
+    share = 0.0 if not length else max(0.0, min(1.0, ((point[0] - one[0]) * along[0] + (point[1] - one[1]) * along[1])
+                                                 / length))
+    return math.dist(point, (one[0] + share * along[0], one[1] + share * along[1]))
 
 
 # The page's text colour (Material's --md-default-fg-color, the colour of a figure's currentColor), with its alpha.
