@@ -534,8 +534,8 @@ def _font_size(colours: dict[str, str]) -> float:
 def _text_box(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> Box:
     """Where a run of text may draw, in the figure's units: each character as wide as NARROW_WIDTH or a whole size,
     from its position as its anchor says, through the transforms around it."""
-    left, right = _along(words, size, anchor)[0], _along(words, size, anchor)[-1]
-    return _bounds([frame.point(x + u, y - v * size) for u in (left, right) for v in GLYPH_BAND])
+    edges = _along(words, size, anchor)
+    return _bounds([frame.point(x + u, y - v * size) for u in (edges[0], edges[-1]) for v in GLYPH_BAND])
 
 
 def _cells(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> list[tuple[float, float]]:
