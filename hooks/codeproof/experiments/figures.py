@@ -261,9 +261,8 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None)
     undrawn = undrawn or name in NOT_DRAWN or any(
         _fraction(value) < MIN_OPACITY for key, value in {**element.attrib, **style}.items() if key == "opacity")
-    for key in ("fill", "stroke"):
-        if element.tag in ("text", "tspan") and key == "fill" or key == "stroke" and colours.get("stroke") != "none":
-            _contrast(colours.get(key, ""), key, name, problems)
+    if colours.get("stroke") != "none":  # a text's fill is seen against what lies below each of its characters
+        _contrast(colours.get("stroke", ""), "stroke", name, problems)  # (_Over.text)
     textual = name in ("text", "tspan")
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
     off = None
@@ -516,6 +515,7 @@ NARROW_WIDTH = 0.65
 GLYPH_SHARE = {False: MIN_GLYPH_SHARE, True: 0.9}
 GLYPH_BUCKETS = 64  # a figure's width and height are cut in this many, to find the characters near one
 CELL_HEIGHT = 0.3  # of a text's font size above its baseline: the middle of a lower-case letter
+COVER_NEAR = 0.3  # of a text's font size: a thin shape this near a spot of a character (SPOTS) may lie on its strokes
 COVERING_STROKE = 0.3  # of a text's font size: a line this wide hides a glyph (a thinner one shows as a line: strokes contrast)
 CURVE_POINTS = 8  # points a curve of a path is read at, each way along it
 # Shapes drawn after texts, times those texts, that the check compares (about a second): a figure of matplotlib's
@@ -545,6 +545,19 @@ def _cells(frame: _Frame, x: float, y: float, words: str, size: float, anchor: s
     return [frame.point(x + (one + other) / 2, y - CELL_HEIGHT * size) for one, other in zip(edges, edges[1:])]
 
 
+# Where a character's body is looked at for what lies below it: (a share of its width from its middle, a share of
+# its size above its baseline): its middle, either side of it, low and high.
+SPOTS = ((0.0, CELL_HEIGHT), (-0.25, CELL_HEIGHT), (0.25, CELL_HEIGHT), (0.0, 0.1), (0.0, 0.55))
+
+
+def _spots(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str
+           ) -> list[list[tuple[float, float]]]:
+    """Each character's SPOTS, in the figure's units."""
+    edges = _along(words, size, anchor)
+    return [[frame.point(x + (one + other) / 2 + across * (other - one), y - up * size) for across, up in SPOTS]
+            for one, other in zip(edges, edges[1:])]
+
+
 def _width(ch: str) -> float:
     """A character's width in font sizes, as the checks take it: a whole size if East Asian wide, else NARROW_WIDTH."""
     return 1.0 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH
@@ -566,16 +579,15 @@ def _bounds(points: list[tuple[float, float]]) -> Box:
 
 @dataclass
 class _Ground:
-    """A filled shape, or a stroke wide enough to hide a glyph, as text drawn over it sees it: where it paints, and
-    its colour (None: what the check cannot read as one colour, a paint server's; an <image>'s pixels are not read:
-    `picture`)."""
+    """A filled shape, a stroke, or an image, as text drawn over it sees it: where it paints, and its colour (None:
+    what the check cannot read as one colour, a paint server's; an image's is its pixels')."""
 
     outlines: list[list[tuple[float, float]]]
     bounds: Box
     fill: tuple[float, float, float, float] | str | None  # (r, g, b, alpha), or "currentColor"
     said: str  # the shape and its fill, for a message
-    picture: bool = False
     reach: float = 0.0  # a stroke's: how far from its outlines it paints (a fill's is 0: inside them)
+    picture: _Picture | None = None  # an <image>'s pixels, read where a text stands
 
 
 @dataclass
@@ -593,51 +605,73 @@ class _Over:
 
     def text(self, name: str, frame: _Frame, at: tuple[float, float], words: str, size: float, anchor: str,
              fill: str) -> list[str]:
-        """A run of text placed: kept for the shapes drawn after it, and each of its characters seen against the
-        filled shapes drawn before it, as a problem where it does not stand out from them (text on a shape of its
-        own colour is unseen, as text painted over is; the page behind is _contrast's)."""
-        self.texts.append((_text_box(frame, *at, words, size, anchor), size * frame.scale, words))
-        if not words.strip():
+        """A run of text placed: kept for the shapes drawn after it, refused where a character stands on one drawn
+        before it (_overlaid), and each character seen against what lies below it at a few spots of its body: the
+        page (3:1 in both schemes, _contrast's rule), or the shapes filled before it laid over the page and an
+        image's pixels (2:1: text on a shape of its own colour is unseen, as text painted over is)."""
+        if not words.strip():  # white space between a text's <tspan>s (matplotlib's mathtext) draws nothing
             return []
         cells = _cells(frame, *at, words, size, anchor)
+        spots = _spots(frame, *at, words, size, anchor)
+        kept = [(ch, cell, around) for ch, cell, around in zip(words, cells, spots) if not ch.isspace()]
+        hiding = COVERING_STROKE * size * frame.scale  # a stroke as wide hides this text's glyphs (thinner: a line)
+        self.texts.append((_text_box(frame, *at, words, size, anchor), size * frame.scale, words,
+                           [spot for _, _, around in kept for spot in around], hiding))
         overlaid = self._overlaid(name, frame, words, size, cells)
-        if overlaid or not self.grounds:
+        if overlaid:
             return overlaid
         colour = _colour(fill or "black")
         if colour is None:  # what _hides_text refuses
             return []
-        self.checks += len(cells) * len(self.grounds)
-        hiding = COVERING_STROKE * size * frame.scale  # a stroke as wide hides this text's glyphs (thinner: a line)
+        self.checks += len(kept) * len(SPOTS) * len(self.grounds)
         if self.checks > MAX_OVER_CHECKS:
             return [f"it draws more text over more shapes than the check of what text is seen against compares "
                     f"({MAX_OVER_CHECKS:,} pairs): draw fewer of them"]
-        for ch, cell in zip(words, cells):
-            if ch.isspace():
-                continue
-            below = [ground for ground in self.grounds
-                     if (not ground.reach or 2 * ground.reach >= hiding) and _within(cell, ground)]
-            if below and below[-1].fill is None:
-                return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn on {below[-1].said}, which the "
-                        "check cannot read as one colour, so it cannot tell whether a reader sees it: draw the text "
-                        "where the fill is a plain colour, or nothing"]
-            if any(ground.picture for ground in below):  # pixels are not read (SECURITY.md)
-                continue
-            for scheme, page in BACKGROUNDS.items():
-                seen_on = page
-                for ground in below:
-                    seen_on = _over(_resolved(ground.fill, scheme), seen_on)
-                ratio = contrast(_over(_resolved(colour, scheme), seen_on), seen_on)
-                if below and ratio < MIN_CONTRAST_ON_FILL:
-                    drawn_in = ("the page's text colour (a figure's black)" if colour == "currentColor"
-                                else fill or "black")
-                    return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn in {drawn_in} on "
-                            f"{below[-1].said}, at {ratio:.2f}:1 on the {scheme} scheme (at least "
-                            f"{MIN_CONTRAST_ON_FILL:g}:1 is needed on a fill): a reader may not see it, so it could "
-                            "split the text a reader sees; "
-                            + ("draw no fill behind text (the runs' matplotlibrc draws none behind the figure and "
-                               "its axes), or a darker one" if colour == "currentColor" else
-                               "choose a colour that stands out from the fill")]
-        return []
+        on_page = False
+        for _, _, around in kept:
+            for spot in around:
+                seen, below = self._backdrop(spot, hiding)
+                if not below:
+                    on_page = True
+                    continue
+                if seen is None:
+                    return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn on {below[-1].said}, which "
+                            "the check cannot read as one colour, so it cannot tell whether a reader sees it: draw "
+                            "the text where the fill is a plain colour, or nothing (a hatched bar: label it above)"]
+                for scheme, backdrop in seen.items():
+                    ratio = contrast(_over(_resolved(colour, scheme), backdrop), backdrop)
+                    if ratio < MIN_CONTRAST_ON_FILL:
+                        drawn_in = ("the page's text colour (a figure's black)" if colour == "currentColor"
+                                    else fill or "black")
+                        return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn in {drawn_in} on "
+                                f"{below[-1].said}, at {ratio:.2f}:1 on the {scheme} scheme (at least "
+                                f"{MIN_CONTRAST_ON_FILL:g}:1 is needed on a fill): a reader may not see it, so it could "
+                                "split the text a reader sees; "
+                                + ("black text is drawn in the page's text colour, which is light on the dark "
+                                   "scheme: give it a colour of its own (#222222 is drawn as it is), or draw no fill "
+                                   "behind it" if colour == "currentColor" else
+                                   "choose a colour that stands out from the fill")]
+        problems: list[str] = []
+        if on_page:
+            _contrast(fill, "fill", name, problems)
+        return problems
+
+    def _backdrop(self, spot: tuple[float, float], hiding: float) -> tuple[dict | None, list[_Ground]]:
+        """What a reader sees below a spot of text, in each scheme: the page, and over it each shape drawn so far
+        that paints there (a stroke only if as wide as `hiding`); None where one of them cannot be read (a paint
+        server). Also those shapes, bottom first."""
+        below = [ground for ground in self.grounds
+                 if (not ground.reach or 2 * ground.reach >= hiding) and _within(spot, ground)]
+        if any(ground.fill is None and ground.picture is None for ground in below):
+            return None, [ground for ground in below if ground.fill is None and ground.picture is None]
+        seen = {}
+        for scheme, page in BACKGROUNDS.items():
+            backdrop = page
+            for ground in below:
+                backdrop = _over(ground.picture.colour(spot) if ground.picture else _resolved(ground.fill, scheme),
+                                 backdrop)
+            seen[scheme] = backdrop
+        return seen, below
 
     def _overlaid(self, name: str, frame: _Frame, words: str, size: float, cells: list[tuple[float, float]]
                   ) -> list[str]:
@@ -701,40 +735,132 @@ class _Over:
                 continue
             outlines = _outlines(shape, kind, within, _font_size(own), self.read)
             points = [point for line in outlines for point in line]
+            covered = self._covered(fill, stroke, own, outlines) if points else None
+            if covered:
+                return [f"its <{name}> is drawn over the text {covered.strip()[:MAX_LABEL]!r}: a reader does not see "
+                        "what it covers, so it could split the text a reader sees (a text's extent is taken at "
+                        f"{NARROW_WIDTH} of its size a character: if the shape only passes close by, draw the text "
+                        "after it, in matplotlib with a higher zorder)"]
             if fill is not False and points:
-                self.grounds.append(_Ground(outlines, _bounds(points), fill,
-                                            f"a <{name}> filled {own.get('fill') or 'black'}", kind == "image"))
+                picture = _picture(shape, within, _font_size(own)) if kind == "image" else None
+                self.grounds.append(_Ground(outlines, _bounds(points), fill, "an <image>" if kind == "image" else
+                                            f"a <{name}> filled {own.get('fill') or 'black'}", picture=picture))
             if stroke is not None and points:  # painted after its fill
                 colour, width = stroke
                 left, top, right, bottom = _bounds(points)
                 self.grounds.append(_Ground(outlines, (left - width / 2, top - width / 2, right + width / 2,
                                                        bottom + width / 2), colour,
                                             f"a <{name}> stroked {own.get('stroke')} {width:.3g} wide", reach=width / 2))
-            covered = self._covered(kind, own, within, outlines)
-            if covered:
-                return [f"its <{name}> is drawn over the text {covered.strip()[:MAX_LABEL]!r}: a reader does not see "
-                        "what it covers, so it could split the text a reader sees (a text's extent is taken at "
-                        f"{NARROW_WIDTH} of its size a character: if the shape only passes close by, draw the text "
-                        "after it, in matplotlib with a higher zorder)"]
         return []
 
-    def _covered(self, kind: str, own: dict[str, str], frame: _Frame, outlines: list[list[tuple[float, float]]]
+    def _covered(self, fill, stroke: tuple | None, own: dict[str, str], outlines: list[list[tuple[float, float]]]
                  ) -> str | None:
-        """The words of the first text the shape paints over, or None."""
-        size = _font_size(own)
-        opacity = _fraction(own.get("opacity", "1")) * _fraction(own.get("fill-opacity", "1"))
-        filled = kind not in ("line", "polyline") and opacity >= MIN_OPACITY and (
-            kind == "image" or _paints(own.get("fill") or "black"))
-        width = (_lengths(own.get("stroke-width", "1"), size, frame.size) or [1.0])[0] * frame.scale
+        """The words of the first text the shape paints over, or None. A fill or a stroke as wide as COVERING_STROKE
+        of a text's size paints over what it meets of the text's extent; a thinner one (a fraction's bar, a tick)
+        shows as a line, and covers the text only where, near a character, its colour does not stand out from what
+        lies below it (a bar of the page's colour laid on 一 erases it; one that is seen draws a stroke there)."""
+        width = stroke[1] if stroke else 0.0
         joins = own.get("stroke-linejoin", "miter").strip().lower() in ("miter", "miter-clip", "arcs")
         spike = max(1.0, _number(own.get("stroke-miterlimit", "")) or 4.0) if joins else 1.0
-        stroked = _paints(own.get("stroke") or "none") and width > 0
-        for box, text_size, words in self.texts:
-            reach = width / 2 * spike if stroked and width >= COVERING_STROKE * text_size else None
-            if filled and _paths_meet(outlines, box, 0.0, True) or \
-                    reach is not None and _paths_meet(outlines, box, reach, False):
+        bounds = _bounds([point for line in outlines for point in line])
+        thickness = min(bounds[2] - bounds[0], bounds[3] - bounds[1])
+        for box, text_size, words, spots, hiding in self.texts:
+            wide = COVERING_STROKE * text_size
+            filled_over = fill is not False and _paths_meet(outlines, box, 0.0, True)
+            stroked_over = stroke is not None and _paths_meet(outlines, box, width / 2 * spike, False)
+            if filled_over and (thickness >= wide or self._erases(fill, outlines, 0.0, True, text_size, spots, hiding)) \
+                    or stroked_over and (width >= wide or self._erases(stroke[0], outlines, width / 2 * spike, False,
+                                                                       text_size, spots, hiding)):
                 return words
         return None
+
+    def _erases(self, colour, outlines: list[list[tuple[float, float]]], reach: float, filled: bool,
+                text_size: float, spots: list[tuple[float, float]], hiding: float) -> bool:
+        """A thin shape of this colour (None: one the check cannot read), passing within COVER_NEAR of the text's
+        size of one of its spots (where a glyph's strokes lie), does not stand out from what lies below that spot
+        in one of the schemes: laid on a thin glyph (一, l), it could erase it."""
+        near = [spot for spot in spots if _meets_point(spot, outlines, reach + COVER_NEAR * text_size, filled)]
+        self.checks += len(spots) + len(near) * (len(self.grounds) + 1)
+        for spot in near:
+            seen, _ = self._backdrop(spot, hiding)
+            if colour is None or seen is None:
+                return True
+            if any(contrast(_over(_resolved(colour, scheme), backdrop), backdrop) < MIN_CONTRAST_ON_FILL
+                   for scheme, backdrop in seen.items()):
+                return True
+        return False
+
+
+MAX_PICTURE_PIXELS = 16_000_000  # an image's pixels the check decodes to read what text stands on (64 MB as RGBA)
+
+
+@dataclass(frozen=True)
+class _Picture:
+    """An <image>'s pixels and where they are drawn: `place` (x, y, width, height in the element's units, as its
+    preserveAspectRatio lays them in its box), `shown` (its box, which cuts what a `slice` lays past it), and
+    `inverse`, from the figure's units to the element's."""
+
+    pixels: object  # a PIL image, RGBA
+    place: tuple[float, float, float, float]
+    shown: tuple[float, float, float, float]
+    inverse: tuple[float, ...]
+
+    def colour(self, spot: tuple[float, float]) -> tuple[float, float, float, float]:
+        """The pixel drawn at a spot of the figure (transparent where the image draws nothing)."""
+        a, b, c, d, e, f = self.inverse
+        x, y = a * spot[0] + c * spot[1] + e, b * spot[0] + d * spot[1] + f
+        if not all(left <= x < left + width and top <= y < top + height
+                   for left, top, width, height in (self.place, self.shown)):
+            return (0.0, 0.0, 0.0, 0.0)
+        left, top, width, height = self.place
+        columns, rows = self.pixels.size
+        pixel = self.pixels.getpixel((min(columns - 1, max(0, int((x - left) / width * columns))),
+                                      min(rows - 1, max(0, int((y - top) / height * rows)))))
+        return tuple(channel / 255 for channel in pixel)
+
+
+def _picture(element: Element, frame: _Frame, size: float) -> _Picture | None:
+    """An <image>'s pixels, where its picture can be read (a PNG or JPEG of at most MAX_PICTURE_PIXELS), else None
+    (text on it is refused: what it shows cannot be told)."""
+    import base64
+    import binascii
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    found = PICTURE_RE.match(element.get(XLINK_HREF) or element.get("href") or "")
+    a, b, c, d, e, f = frame.ctm
+    determinant = a * d - b * c
+    if not found or not determinant:
+        return None
+    try:
+        with Image.open(io.BytesIO(base64.b64decode("".join(found[0].split(",", 1)[1].split())))) as opened:
+            if opened.size[0] * opened.size[1] > MAX_PICTURE_PIXELS or 0 in opened.size:
+                return None
+            pixels = opened.convert("RGBA")
+    except (binascii.Error, OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+        return None
+    box = tuple(_length(element, key, size, extent) for key, extent in
+                (("x", frame.box[2]), ("y", frame.box[3]), ("width", frame.box[2]), ("height", frame.box[3])))
+    inverse = (d / determinant, -b / determinant, -c / determinant, a / determinant,
+               (c * f - d * e) / determinant, (b * e - a * f) / determinant)
+    return _Picture(pixels, _laid(box, pixels.size, element.get("preserveAspectRatio", "")), box, inverse)
+
+
+def _laid(box: tuple[float, float, float, float], pixels: tuple[int, int], setting: str
+          ) -> tuple[float, float, float, float]:
+    """Where an image's picture is laid in its box, as preserveAspectRatio says (xMidYMid meet by default; `none`
+    stretches it; `slice` fills the box, cut by it)."""
+    words = setting.split()
+    align = words[0] if words else "xMidYMid"
+    x, y, width, height = box
+    if align == "none" or not pixels[0] or not pixels[1]:
+        return box
+    scale = (max if words[1:] == ["slice"] else min)(width / pixels[0], height / pixels[1])
+    drawn_width, drawn_height = pixels[0] * scale, pixels[1] * scale
+    share = {"Min": 0.0, "Mid": 0.5, "Max": 1.0}
+    across, down = share.get(align[1:4], 0.5), share.get(align[5:8], 0.5)
+    return (x + (width - drawn_width) * across, y + (height - drawn_height) * down, drawn_width, drawn_height)
 
 
 def _ground_fill(kind: str, own: dict[str, str]):
@@ -782,12 +908,20 @@ def _within(point: tuple[float, float], ground: _Ground) -> bool:
     left, top, right, bottom = ground.bounds
     if not (left <= point[0] <= right and top <= point[1] <= bottom):
         return False
-    if ground.reach:
-        return any(_distance(point, one, other) <= ground.reach
-                   for points in ground.outlines for one, other in zip(points, points[1:]))
+    return _meets_point(point, ground.outlines, ground.reach, not ground.reach)
+
+
+def _meets_point(point: tuple[float, float], outlines: list[list[tuple[float, float]]], reach: float, inside: bool
+                 ) -> bool:
+    """The point lies within `reach` of an outline's line, or, if `inside`, within one of them (each taken as
+    closed)."""
+    if reach and any(_distance(point, one, other) <= reach for points in outlines for one, other in zip(points, points[1:])):
+        return True
+    if not inside:
+        return False
     from matplotlib.path import Path as Outline  # here: as in _paths_meet
 
-    return any(len(points) > 2 and Outline(points, closed=False).contains_point(point) for points in ground.outlines)
+    return any(len(points) > 2 and Outline(points, closed=False).contains_point(point) for points in outlines)
 
 
 def _distance(point: tuple[float, float], one: tuple[float, float], other: tuple[float, float]) -> float:
@@ -859,6 +993,12 @@ def _outlines(element: Element, kind: str, frame: _Frame, size: float, read: dic
     return [[frame.point(x, y) for x, y in points] for points in local]
 
 
+def _length(element: Element, key: str, size: float, extent: float) -> float:
+    """A length attribute of a shape, in its own units (0 where it has none a browser reads)."""
+    found = _lengths(element.get(key, "0"), size, extent)
+    return found[0] if found else 0.0
+
+
 def _own_outlines(element: Element, kind: str, box: tuple[float, float, float, float], size: float
                   ) -> list[list[tuple[float, float]]] | None:
     """Where a shape draws, as lines of points in its own units (svgelements reads a path's and a polygon's
@@ -866,8 +1006,7 @@ def _own_outlines(element: Element, kind: str, box: tuple[float, float, float, f
     width, height = box[2], box[3]
 
     def length(key: str, extent: float) -> float:
-        found = _lengths(element.get(key, "0"), size, extent)
-        return found[0] if found else 0.0
+        return _length(element, key, size, extent)
 
     if kind in ("rect", "image"):
         x, y, w, h = length("x", width), length("y", height), length("width", width), length("height", height)
@@ -1075,7 +1214,8 @@ def _value(text: str, key: str, name: str, prefix: str, problems: list[str]) -> 
 
 
 def _contrast(value: str, key: str, name: str, problems: list[str]) -> None:
-    """A stroke or a text's colour must be the page's text colour or stand out from both schemes' backgrounds."""
+    """A stroke or a text's colour on the page must be the page's text colour or stand out from both schemes'
+    backgrounds."""
     colour = tinycss2.color3.parse_color(value) if value else None  # None: no colour (none, or what it cannot read)
     if colour is None or colour == "currentColor" or colour.alpha == 0:
         return
