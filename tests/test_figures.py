@@ -971,6 +971,105 @@ def test_a_thin_shape_that_could_erase_a_thin_glyph_is_refused(ground, bar, refu
     assert bool(problems) is refused
 
 
+# Review of round seven (helper-12): what the layout checks made of each drawing, beside the second reading.
+
+def refusals(drawing: str) -> tuple[str, ...]:
+    return clean_svg(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 60" width="300" height="60">{drawing}'
+                     '</svg>', "f-", "a").problems
+
+
+GX = '<text fill="#767676" x="76" y="40" font-size="10">X</text>'  # on a grey ground, unseen
+GROUND_SAID = ("its <text> holding 'X' is drawn in #767676 on {ground}, at {ratio}:1 on the light scheme (at least 2:1 is "
+               "needed on a fill): a reader may not see it, so it could split the text a reader sees; choose a colour "
+               "that stands out from the fill")
+
+
+@pytest.mark.parametrize("ground, said, ratio", [
+    ('<polyline points="30,15 175,15 175,47 30,47" fill="#767676"/>', "a <polyline> filled #767676", "1.00"),
+    ('<rect x="30" y="15" width="145" height="32" fill="#767676" fill-opacity=".19"/>' * 25,
+     "a <rect> filled #767676", "1.01"),  # faint layers add up
+    ('<defs><g id="b" fill="#767676"><rect x="30" y="15" width="145" height="32"/></g></defs><use href="#b"/>',
+     "a <use> filled #767676", "1.00"),  # the copied group's fill
+    ('<defs><g id="b" fill="#767676"><g transform="translate(30 15)"><rect width="145" height="32"/></g></g></defs>'
+     '<use href="#b"/>', "a <use> filled #767676", "1.00"),  # and its transforms
+    ('<path fill="#767676" d="M30 15H175V47H30V15H175V47H30Z"/>', "a <path> filled #767676", "1.00"),  # wound twice
+    ('<rect x="175" y="130" width="200" height="200" fill="none" stroke="#767676" stroke-width="200"/>',
+     "a <rect> stroked #767676 200 wide", "1.00"),  # a mitred corner
+    ('<rect x="0,300" y="15" width="175" height="32" fill="#767676"/>', "a <rect> filled #767676", "1.00"),  # x: 0
+    ('<defs><rect id="r" width="145" height="32" fill="#767676"/></defs><use href="#r" x="10%" y="15"/>',
+     "a <use> filled #767676", "1.00"),  # 30 units
+    ('<circle cx="80" cy="36" r="4%" fill="#767676"/>', "a <circle> filled #767676", "1.00"),  # of the mean side
+])
+def test_grounds_are_read_as_a_browser_paints_them(ground, said, ratio):
+    assert GROUND_SAID.format(ground=said, ratio=ratio) in refusals(ground + GX)
+
+
+def test_text_on_a_plain_ground_over_a_paint_server_says_what_it_cannot_read():
+    """Review of round seven: a translucent ground over a gradient crashed the check (a traceback in the build)."""
+    assert refusals('<defs><linearGradient id="g"><stop offset="0" stop-color="#767676"/></linearGradient></defs>'
+                    '<rect x="30" y="15" width="145" height="32" fill="url(#g)"/>'
+                    '<rect x="30" y="15" width="145" height="32" fill="#767676" fill-opacity=".5"/>' + GX) == (
+        "its <text> holding 'X' is drawn on a <rect> filled url(#f-g), which the check cannot read as one colour, so "
+        "it cannot tell whether a reader sees it: draw the text where the fill is a plain colour, or nothing (a hatched "
+        "bar: label it above)",)
+
+
+@pytest.mark.parametrize("drawing", [
+    '<text x="10" y="30" font-size="14">Speed: <tspan font-weight="bold">fast</tspan><tspan> and cheap</tspan></text>',
+    '<path fill="#767676" fill-rule="evenodd" d="M10 5H290V55H10Z M40 15H260V45H40Z"/>'
+    '<text x="60" y="35" font-size="14">in the frame\'s hole</text>',
+    '<g opacity=".25"><rect x="0" y="0" width="300" height="60" fill="#000000"/></g>'
+    '<text x="60" y="35" font-size="14">on a faint shade</text>',
+])
+def test_text_a_browser_shows_plainly_is_kept(drawing):
+    """Sibling <tspan>s go on one after another; a hole of an even-odd fill is no ground; a group's opacity fades
+    the ground it holds."""
+    assert refusals(drawing) == ()
+
+
+@pytest.mark.parametrize("drawing, why", [
+    ('<g opacity=".4"><g opacity=".4"><text x="10" y="30">x</text></g></g>',
+     "is drawn at opacity 0.16, its own and its groups' multiplied"),
+    ('<text x="10" y="30" transform="scale(.1 10)">x</text>', "is flattened one way (the transforms around it "
+     "squeeze it to 0.01 of its size the other way)"),
+    ('<text x="10" y="30" transform="skewX(-88)">x</text>', "is flattened one way (the transforms around it squeeze "
+     "it to 0.0012 of its size the other way)"),
+])
+def test_text_faded_or_flattened_by_what_is_around_it_is_refused(drawing, why):
+    assert f"its <text> holding 'x' {why}: a reader does not see it, so it could split the text a reader sees" \
+        in refusals(drawing)
+
+
+@pytest.mark.parametrize("drawing", [
+    '<text x="36" y="40" font-size="20">输出</text><g font-size="xx-small">' + '<g font-size="smaller">' * 20
+    + '<text x="76" y="40">X</text>' + "</g>" * 21 + '<text x="96" y="40" font-size="20">已验证</text>',
+    '<text x="36" y="40" font-size="20">输出</text><text x="76" y="40" font-size="20" rotate="-90">X</text>'
+    '<text x="96" y="40" font-size="20">已验证</text>',
+    '<text y="40" font-size="20"><tspan x="36">输出</tspan><tspan x="136" text-anchor="end">出</tspan>已验证</text>',
+    '<text x="36" y="40" font-size="20">输出</text><text x="56" y="40" font-size="20">          出</text>'
+    '<text x="76" y="40" font-size="20">已验证</text>',
+    '<text x="36" y="40" font-size="20">输<tspan textLength="20">出出</tspan>\u3000已验证</text>',
+])
+def test_a_face_with_characters_hidden_among_its_own_is_refused_however_they_are_hidden(drawing):
+    """Review of round seven: each hid a glyph from a reader (Chromium showed the stamp whole) in a way the layout
+    checks do not model: relative font sizes, a glyph's rotation, a chunk's anchor, white space a browser drops, a
+    squeezed length. Read again with other characters allowed among the face's own, the figure's words hold the
+    stamp, and that is refused whatever hid them."""
+    problems = refusals(drawing)
+    assert any(p.endswith("with other characters among its own: where a drawing hides those, a reader reads a card's "
+                          "face; write it otherwise") for p in problems), problems
+
+
+@pytest.mark.parametrize("text, face", [
+    ("✓ 输X出已验证", "输出已验证"), ("输出出已验证", "输出已验证"), ("源码 of REAL SOURCE", "源码 REAL SOURCE"),
+    ("输 a b c d e f 出已验证", None), ("输出 and more 已验证", None), ("数据 输入 已处理", None),
+])
+def test_card_face_among_allows_as_many_other_characters_as_the_face_has(text, face):
+    from codeproof.common.markers import card_face_among
+
+    assert card_face_among(text) == face
+
+
 def mathtext_and_log_scale(axes):
     """What matplotlib's mathtext draws: white space between <tspan>s, a fraction's bar and a root's after the
     glyphs; and a log axis's minor ticks after its labels."""

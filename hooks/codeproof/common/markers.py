@@ -180,6 +180,27 @@ def card_face(text: str) -> str | None:
                  if label + kind.name.replace(" ", "") in compact), None)
 
 
+def card_face_among(text: str) -> str | None:
+    """The part of a card's face that `text` holds with other characters between its own (at most as many as the
+    face has): what a reader sees where a drawing hides those characters (a glyph painted over, drawn on its own
+    colour, laid on another, squeezed), however the drawing hides them. The face as card_face names it, or None."""
+    if FACE_CHARACTERS.isdisjoint(text) and not HAN_VARIANTS_RE.search(text):
+        return None
+    compact = FACE_PARTS_RE.sub(lambda parts: FACE_PARTS[parts.group()],
+                                NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper())
+    faces = {STAMP_WORDS: STAMP_WORDS, **{label + kind.name.replace(" ", ""): f"{label} {kind.name}"
+                                           for kind, label in CARD_LABELS.items()}}
+    for wanted, face in faces.items():
+        for start in (n for n, ch in enumerate(compact) if ch == wanted[0]):
+            at, found = start, 0
+            while at < len(compact) and found < len(wanted) and at - start - found <= len(wanted):
+                found += compact[at] == wanted[found]  # the earliest match from `start` has the fewest between
+                at += 1
+            if found == len(wanted) and at - start - found <= len(wanted):
+                return face
+    return None
+
+
 CARD_DETAILS_RE = re.compile(r"\bL\d+|@[0-9a-f]{7}")  # what a card's head shows: lines, a commit
 # The label as a word of its own, of the cards that show code (a figure's card shows none: "图 2：L1 与 L2" is a
 # caption, not a card's head).

@@ -28,7 +28,7 @@ import tinycss2.color3
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import ParseError, fromstring
 
-from codeproof.common.markers import BIDI_RE, card_face, names_marker
+from codeproof.common.markers import BIDI_RE, card_face, card_face_among, names_marker
 from codeproof.common.structure import Budgets
 
 FIGURE_CAP = 2 * 1024 * 1024  # bytes of one figure file: more is no drawing a page should inline
@@ -228,7 +228,7 @@ def _small_text(root: Element, texts: list[tuple[float, str]]) -> SmallText | No
 def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[str, str], depth: int,
            texts: list[tuple[float, str]], placed: list[tuple[float, float, str]], frame: _Frame, over: _Over,
            in_text: bool = False, hidden: str | None = None, start: tuple[float, float] = (0, 0),
-           undrawn: bool = False) -> tuple[float, float]:
+           undrawn: bool = False, opacity: float = 1.0) -> tuple[float, float]:
     """Clean an element and what it holds in place, and say what cannot be cleaned; add each text's font size
     (scaled by the transforms around it) and words to `texts`, and its words where they are drawn (y, x) to
     `placed`, and where they may draw to `over`, which a shape drawn later must not paint. `frame`: where the
@@ -257,10 +257,11 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
                **{key: value for key, value in style.items() if key in INHERITED}}
     transform = _transform(element.get("transform", "")) if name != "tspan" else []  # Chromium ignores a tspan's
     frame = frame.within(transform)
+    opacity *= _fraction({**element.attrib, **style}.get("opacity", "1"))  # a group's multiplies what it holds
     hidden = hidden or _hides({**element.attrib, **style}) or _shrinks(transform, frame) or (
-        f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None)
-    undrawn = undrawn or name in NOT_DRAWN or any(
-        _fraction(value) < MIN_OPACITY for key, value in {**element.attrib, **style}.items() if key == "opacity")
+        f"is inside <{name}>, which draws nothing where it stands" if name in NOT_DRAWN else None) or (
+        f"is drawn at opacity {opacity:.2g}, its own and its groups' multiplied" if opacity < MIN_OPACITY else None)
+    undrawn = undrawn or name in NOT_DRAWN or opacity < MIN_OPACITY
     if colours.get("stroke") != "none":  # a text's fill is seen against what lies below each of its characters
         _contrast(colours.get("stroke", ""), "stroke", name, problems)  # (_Over.text)
     textual = name in ("text", "tspan")
@@ -272,10 +273,11 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         start, off, runs = _positions(element, start, frame, size, anchor,
                                       colours.get("dominant-baseline", "auto").strip().lower())
         placed += [(y, x, words) for y, x, words, _, _ in runs]
+        faded = opacity * _fraction(colours.get("fill-opacity", "1"))
         for _, _, words, x, y in runs:
-            problems += over.text(name, frame, (x, y), words, size, anchor, colours.get("fill", ""))
+            problems += over.text(name, frame, (x, y), words, size, anchor, colours.get("fill", ""), faded)
     elif name in SHAPES and not undrawn:  # a clip or a mask leaves some of it painted: checked as if whole
-        problems += over.painted(element, name, {**element.attrib, **style}, colours, frame, copied)
+        problems += over.painted(element, name, {**element.attrib, **style}, colours, frame, copied, opacity)
     if textual and own_text.strip():
         unseen = hidden or _hides_text(colours, element.attrib, own_text.strip(), frame) or off
         if unseen:
@@ -290,16 +292,21 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
             element.remove(child)
         else:
             went_on = _clean(child, prefix, problems, colours, depth + 1, texts, placed, frame, over, textual,
-                             hidden, start, undrawn)
-            if textual and child.tail:  # the words after a <tspan> go on from where it ended
+                             hidden, start, undrawn, opacity)
+            if textual:  # the next <tspan>, or the words after this one, go on from where it ended
+                start = went_on
+            if textual and child.tail:
                 drawn = frame.point(*went_on)
                 placed.append((drawn[1], drawn[0], child.tail))
-                problems += over.text(name, frame, went_on, child.tail, size, anchor, colours.get("fill", ""))
+                problems += over.text(name, frame, went_on, child.tail, size, anchor, colours.get("fill", ""),
+                                      opacity * _fraction(colours.get("fill-opacity", "1")))
+                start = (went_on[0] + _along(child.tail, size, anchor)[-1], went_on[1])
     return start
 
 
-INHERITED = ("fill", "stroke", "stroke-width", "stroke-linejoin", "stroke-miterlimit", "font-size", "text-anchor",
-             "dominant-baseline")  # what a group hands down
+INHERITED = ("fill", "stroke", "stroke-width", "stroke-linejoin", "stroke-miterlimit", "stroke-linecap", "font-size",
+             "text-anchor", "dominant-baseline", "fill-opacity", "stroke-opacity", "fill-rule")  # what a group hands
+# down (opacity is not handed down: a group's multiplies what it holds, the `opacity` _clean carries)
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
 MIN_TEXT_SHARE = 0.01  # a font size under this share of the figure's larger side is a few pixels on a phone, or none
@@ -416,15 +423,23 @@ def _hides(properties: dict[str, str]) -> str | None:
 
 
 MIN_AREA_SCALE = 0.01  # transforms that shrink an area below this share of it shrink what it holds to a smudge
+MIN_LINEAR_SCALE = 0.1  # transforms that squeeze one way below this share of the other flatten it to a hairline
 
 
 def _shrinks(transform: list[tuple[str, tuple[float, ...]]], frame: _Frame) -> str | None:
-    """Why the transforms around an element shrink what it holds to nothing (one of its own, or all together)."""
+    """Why the transforms around an element shrink what it holds to nothing (one of its own, or all together), or
+    flatten it to a hairline one way (scale(.1, 10), skewX(88): its area kept)."""
     for written, (a, b, c, d, _, _) in transform:
         if abs(a * d - b * c) < MIN_AREA_SCALE:
             return f"is shrunk to nothing ({written})"
     if frame.scale ** 2 < MIN_AREA_SCALE:
         return f"is shrunk to nothing (the transforms around it scale it by {frame.scale:.3g})"
+    a, b, c, d = frame.ctm[:4]
+    squares, determinant = a * a + b * b + c * c + d * d, abs(a * d - b * c)
+    widest = math.sqrt((squares + math.sqrt(max(0.0, squares * squares - 4 * determinant * determinant))) / 2)
+    if widest and determinant / widest < MIN_LINEAR_SCALE * widest:  # its singular values, smaller to larger
+        return (f"is flattened one way (the transforms around it squeeze it to {determinant / widest ** 2:.2g} of its "
+                "size the other way)")
     return None
 
 
@@ -584,9 +599,11 @@ class _Ground:
 
     outlines: list[list[tuple[float, float]]]
     bounds: Box
-    fill: tuple[float, float, float, float] | str | None  # (r, g, b, alpha), or "currentColor"
+    fill: Paint | None  # its fill's or its stroke's paint (_paint)
     said: str  # the shape and its fill, for a message
+    rule: str = "nonzero"  # a fill's fill-rule
     reach: float = 0.0  # a stroke's: how far from its outlines it paints (a fill's is 0: inside them)
+    spike: float = 1.0  # a stroke's: how much farther its corners reach (a mitre, a square cap)
     picture: _Picture | None = None  # an <image>'s pixels, read where a text stands
 
 
@@ -604,7 +621,7 @@ class _Over:
     checks: int = 0  # of a shape against a text, or of a character against a filled shape, so far (MAX_OVER_CHECKS)
 
     def text(self, name: str, frame: _Frame, at: tuple[float, float], words: str, size: float, anchor: str,
-             fill: str) -> list[str]:
+             fill: str, opacity: float) -> list[str]:
         """A run of text placed: kept for the shapes drawn after it, refused where a character stands on one drawn
         before it (_overlaid), and each character seen against what lies below it at a few spots of its body: the
         page (3:1 in both schemes, _contrast's rule), or the shapes filled before it laid over the page and an
@@ -620,8 +637,8 @@ class _Over:
         overlaid = self._overlaid(name, frame, words, size, cells)
         if overlaid:
             return overlaid
-        colour = _colour(fill or "black")
-        if colour is None:  # what _hides_text refuses
+        colour = _paint(fill or "black", opacity)  # `opacity`: its fill-opacity, its own and its groups'
+        if not colour:  # none, a paint server's, or faint: what _hides_text refuses
             return []
         self.checks += len(kept) * len(SPOTS) * len(self.grounds)
         if self.checks > MAX_OVER_CHECKS:
@@ -641,7 +658,7 @@ class _Over:
                 for scheme, backdrop in seen.items():
                     ratio = contrast(_over(_resolved(colour, scheme), backdrop), backdrop)
                     if ratio < MIN_CONTRAST_ON_FILL:
-                        drawn_in = ("the page's text colour (a figure's black)" if colour == "currentColor"
+                        drawn_in = ("the page's text colour (a figure's black)" if colour[0] == "currentColor"
                                     else fill or "black")
                         return [f"its <{name}> holding {words.strip()[:MAX_LABEL]!r} is drawn in {drawn_in} on "
                                 f"{below[-1].said}, at {ratio:.2f}:1 on the {scheme} scheme (at least "
@@ -649,9 +666,16 @@ class _Over:
                                 "split the text a reader sees; "
                                 + ("black text is drawn in the page's text colour, which is light on the dark "
                                    "scheme: give it a colour of its own (#222222 is drawn as it is), or draw no fill "
-                                   "behind it" if colour == "currentColor" else
+                                   "behind it" if colour[0] == "currentColor" else
                                    "choose a colour that stands out from the fill")]
         problems: list[str] = []
+        if on_page and colour[1] < 1:  # on the page, a faint text of the page's own colour is faint too
+            for scheme, page in BACKGROUNDS.items():
+                ratio = contrast(_over(_resolved(colour, scheme), page), page)
+                if ratio < MIN_CONTRAST:
+                    return [f"<{name}> draws its text in {fill or 'black'} at opacity {colour[1]:.2g} (its own, its "
+                            f"fill's and its groups', multiplied), at {ratio:.2f}:1 on the {scheme} scheme (at least "
+                            f"{MIN_CONTRAST:g}:1 is needed on both): draw it opaque"]
         if on_page:
             _contrast(fill, "fill", name, problems)
         return problems
@@ -707,30 +731,31 @@ class _Over:
         return []
 
     def painted(self, element: Element, name: str, attributes: dict[str, str], colours: dict[str, str],
-                frame: _Frame, copied: str) -> list[str]:
+                frame: _Frame, copied: str, opacity: float) -> list[str]:
         """A shape drawn over text drawn before it, as a problem: what it covers is not seen, so a glyph could be
         slipped into a stamp's words for the guard and painted over for the reader. A shape paints where its fill
         is not none (nor fainter than MIN_OPACITY), and its stroke where it is wide, as far as its mitred corners
-        reach; a <use> as what it copies, a group's shapes each. A filled shape is kept as a ground for the text
-        drawn after it."""
+        reach; a <use> as what it copies, a group's shapes each, with the groups' styles, transforms and opacity
+        between. A filled or stroked shape is kept as a ground for the text drawn after it. `opacity`: the groups'
+        around it, and its own."""
         if self.texts:
             self.checks += len(self.texts)
         if self.checks > MAX_OVER_CHECKS:
             return [f"it draws more shapes over more text than the check of what covers text compares "
                     f"({MAX_OVER_CHECKS:,} pairs): draw fewer of them, or draw the text last"]
+        own = {**colours, **attributes}
         if name == "use":
             target = self.ids.get(copied)
-            offset = (_number(attributes.get("x", "")) or 0, _number(attributes.get("y", "")) or 0)
+            width, height = frame.box[2], frame.box[3]
+            offset = (_length(element, "x", _font_size(own), width), _length(element, "y", _font_size(own), height))
             frame = frame.within([("translate", (1.0, 0.0, 0.0, 1.0, *offset))])
-            shapes = [] if target is None else [part for part in target.iter() if _name(part.tag) in SHAPES - {"use"}]
+            inherited = {key: value for key, value in own.items() if key in INHERITED}
+            shapes = [] if target is None else list(_copied(target, inherited, frame, opacity))
         else:
-            shapes = [element]
-        for shape in shapes:
-            own = {**colours, **attributes, **{key: value for key, value in shape.attrib.items() if key != "style"},
-                   **_declared(shape.get("style", ""))} if shape is not element else {**colours, **attributes}
-            within = frame.within(_transform(shape.get("transform", ""))) if shape is not element else frame
+            shapes = [(element, own, frame, opacity)]
+        for shape, own, within, faded in shapes:
             kind = _name(shape.tag)
-            fill, stroke = _ground_fill(kind, own), _ground_stroke(own, within)
+            fill, stroke = _ground_fill(kind, own, faded), _ground_stroke(own, within, faded)
             if not self.texts and fill is False and stroke is None:  # nothing to cover, nothing to be seen on
                 continue
             outlines = _outlines(shape, kind, within, _font_size(own), self.read)
@@ -744,13 +769,16 @@ class _Over:
             if fill is not False and points:
                 picture = _picture(shape, within, _font_size(own)) if kind == "image" else None
                 self.grounds.append(_Ground(outlines, _bounds(points), fill, "an <image>" if kind == "image" else
-                                            f"a <{name}> filled {own.get('fill') or 'black'}", picture=picture))
+                                            f"a <{name}> filled {own.get('fill') or 'black'}",
+                                            rule=own.get("fill-rule", "nonzero").strip(), picture=picture))
             if stroke is not None and points:  # painted after its fill
-                colour, width = stroke
+                paint, width = stroke
                 left, top, right, bottom = _bounds(points)
-                self.grounds.append(_Ground(outlines, (left - width / 2, top - width / 2, right + width / 2,
-                                                       bottom + width / 2), colour,
-                                            f"a <{name}> stroked {own.get('stroke')} {width:.3g} wide", reach=width / 2))
+                spike = max(_spike(own), math.sqrt(2) if own.get("stroke-linecap", "").strip() == "square" else 1.0)
+                reach = width / 2 * spike
+                self.grounds.append(_Ground(outlines, (left - reach, top - reach, right + reach, bottom + reach),
+                                            paint, f"a <{name}> stroked {own.get('stroke')} {width:.3g} wide",
+                                            reach=width / 2, spike=spike))
         return []
 
     def _covered(self, fill, stroke: tuple | None, own: dict[str, str], outlines: list[list[tuple[float, float]]]
@@ -759,27 +787,28 @@ class _Over:
         of a text's size paints over what it meets of the text's extent; a thinner one (a fraction's bar, a tick)
         shows as a line, and covers the text only where, near a character, its colour does not stand out from what
         lies below it (a bar of the page's colour laid on 一 erases it; one that is seen draws a stroke there)."""
-        width = stroke[1] if stroke else 0.0
-        joins = own.get("stroke-linejoin", "miter").strip().lower() in ("miter", "miter-clip", "arcs")
-        spike = max(1.0, _number(own.get("stroke-miterlimit", "")) or 4.0) if joins else 1.0
+        width, spike = (stroke[1] if stroke else 0.0), _spike(own)
         bounds = _bounds([point for line in outlines for point in line])
         thickness = min(bounds[2] - bounds[0], bounds[3] - bounds[1])
         for box, text_size, words, spots, hiding in self.texts:
             wide = COVERING_STROKE * text_size
-            filled_over = fill is not False and _paths_meet(outlines, box, 0.0, True)
-            stroked_over = stroke is not None and _paths_meet(outlines, box, width / 2 * spike, False)
-            if filled_over and (thickness >= wide or self._erases(fill, outlines, 0.0, True, text_size, spots, hiding)) \
-                    or stroked_over and (width >= wide or self._erases(stroke[0], outlines, width / 2 * spike, False,
+            filled_over = (fill is None or fill is not False and fill[1] >= MIN_OPACITY) and \
+                _paths_meet(outlines, box, 0.0, True)
+            stroked_over = stroke is not None and (stroke[0] is None or stroke[0][1] >= MIN_OPACITY) and \
+                _paths_meet(outlines, box, width / 2 * spike, False)
+            if filled_over and (thickness >= wide or self._erases(fill, outlines, 0.0, "nonzero", text_size, spots,
+                                                                  hiding)) \
+                    or stroked_over and (width >= wide or self._erases(stroke[0], outlines, width / 2 * spike, None,
                                                                        text_size, spots, hiding)):
                 return words
         return None
 
-    def _erases(self, colour, outlines: list[list[tuple[float, float]]], reach: float, filled: bool,
-                text_size: float, spots: list[tuple[float, float]], hiding: float) -> bool:
+    def _erases(self, colour: Paint | None, outlines: list[list[tuple[float, float]]], reach: float,
+                rule: str | None, text_size: float, spots: list[tuple[float, float]], hiding: float) -> bool:
         """A thin shape of this colour (None: one the check cannot read), passing within COVER_NEAR of the text's
         size of one of its spots (where a glyph's strokes lie), does not stand out from what lies below that spot
         in one of the schemes: laid on a thin glyph (一, l), it could erase it."""
-        near = [spot for spot in spots if _meets_point(spot, outlines, reach + COVER_NEAR * text_size, filled)]
+        near = [spot for spot in spots if _meets_point(spot, outlines, reach + COVER_NEAR * text_size, rule)]
         self.checks += len(spots) + len(near) * (len(self.grounds) + 1)
         for spot in near:
             seen, _ = self._backdrop(spot, hiding)
@@ -863,21 +892,55 @@ def _laid(box: tuple[float, float, float, float], pixels: tuple[int, int], setti
     return (x + (width - drawn_width) * across, y + (height - drawn_height) * down, drawn_width, drawn_height)
 
 
-def _ground_fill(kind: str, own: dict[str, str]):
-    """What a shape fills, as text drawn on it sees it: (r, g, b, alpha) with its opacity, "currentColor", None
-    (a paint server's, or an image's pixels), or False where it fills nothing (no fill, a line, too faint)."""
-    opacity = _fraction(own.get("opacity", "1")) * _fraction(own.get("fill-opacity", "1"))
-    if kind in ("line", "polyline") or opacity < MIN_OPACITY:
-        return False
-    if kind == "image":
-        return None
-    value = (own.get("fill") or "black").strip()
-    if not _paints(value):
+def _spike(own: dict[str, str]) -> float:
+    """How much farther than half its width a stroke's corners may reach: its miter limit where it joins by mitres."""
+    joins = own.get("stroke-linejoin", "miter").strip().lower() in ("miter", "miter-clip", "arcs")
+    return max(1.0, _number(own.get("stroke-miterlimit", "")) or 4.0) if joins else 1.0
+
+
+def _copied(target: Element, inherited: dict[str, str], frame: _Frame, opacity: float):
+    """The shapes a <use> draws of what it copies: each (shape, its properties as drawn there, its frame, its
+    opacity), with the styles, transforms and opacity of the groups between the copy and the shape, as a browser
+    draws the copy (what the copy holds that is itself a <use> is refused: _references)."""
+    written = {**{key: value for key, value in target.attrib.items() if key != "style"},
+               **_declared(target.get("style", ""))}
+    own = {**inherited, **written}
+    frame = frame.within(_transform(target.get("transform", "")))
+    opacity *= _fraction(written.get("opacity", "1"))
+    if _name(target.tag) in SHAPES - {"use"}:
+        yield target, own, frame, opacity
+    for part in target:
+        if isinstance(part.tag, str):
+            yield from _copied(part, {key: value for key, value in own.items() if key in INHERITED}, frame, opacity)
+
+
+Paint = tuple  # ("currentColor" or (r, g, b), alpha): a colour as a shape or a text paints it
+
+
+def _paint(value: str, opacity: float) -> Paint | None | bool:
+    """A fill or a stroke as it paints: its colour and alpha (its own, times `opacity`), None where the check cannot
+    read it as one colour (a paint server's url()), or False where it paints nothing (none, or too faint for even
+    eight layers of it to be seen)."""
+    value = (value or "black").strip()
+    if value.lower() in ("none", "transparent"):
         return False
     colour = _colour(value)
-    if colour is None:  # a paint server's url(), or what the cleaning refuses
+    if colour is None:
         return None
-    return colour if colour == "currentColor" else (*colour[:3], colour.alpha * min(1.0, opacity))
+    alpha = opacity * (1.0 if colour == "currentColor" else colour.alpha)
+    if alpha < MIN_OPACITY / 8:
+        return False
+    return ("currentColor" if colour == "currentColor" else tuple(colour[:3]), alpha)
+
+
+def _ground_fill(kind: str, own: dict[str, str], opacity: float) -> Paint | None | bool:
+    """What a shape fills, as text drawn on it (or under it) sees it (_paint; an image's is None: its pixels are
+    read), or False where it fills nothing (none, a line). `opacity`: the groups' around it, and its own."""
+    if kind == "line":
+        return False
+    if kind == "image":
+        return None if opacity >= MIN_OPACITY / 8 else False
+    return _paint(own.get("fill") or "black", opacity * _fraction(own.get("fill-opacity", "1")))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -886,42 +949,44 @@ def _colour(value: str):
     return tinycss2.color3.parse_color(value)
 
 
-def _ground_stroke(own: dict[str, str], frame: _Frame) -> tuple | None:
-    """What a shape strokes, as text drawn on it sees it: (its colour as _ground_fill gives one, its width in the
-    figure's units), or None where it strokes nothing (no stroke, too faint)."""
-    value = (own.get("stroke") or "none").strip()
-    opacity = _fraction(own.get("opacity", "1")) * _fraction(own.get("stroke-opacity", "1"))
-    if not _paints(value) or opacity < MIN_OPACITY:
-        return None
+def _ground_stroke(own: dict[str, str], frame: _Frame, opacity: float) -> tuple[Paint | None, float] | None:
+    """What a shape strokes, as text drawn on it sees it: (its paint, _paint's, its width in the figure's units),
+    or None where it strokes nothing."""
+    paint = _paint(own.get("stroke") or "none", opacity * _fraction(own.get("stroke-opacity", "1")))
     width = (_lengths(own.get("stroke-width", "1"), _font_size(own), frame.size) or [1.0])[0] * frame.scale
-    if width <= 0:
-        return None
-    colour = _colour(value)
-    if colour is not None and colour != "currentColor":
-        colour = (*colour[:3], colour.alpha * min(1.0, opacity))
-    return colour, width
+    return None if paint is False or width <= 0 else (paint, width)
 
 
 def _within(point: tuple[float, float], ground: _Ground) -> bool:
-    """The point lies inside one of the ground's outlines (each taken as closed), or, for a stroke, within its reach
-    of one."""
+    """The point lies where the ground paints: inside its outlines, by its fill rule, or, for a stroke, within its
+    reach of one (and of a corner, as far as a mitre or a square cap reaches)."""
     left, top, right, bottom = ground.bounds
     if not (left <= point[0] <= right and top <= point[1] <= bottom):
         return False
-    return _meets_point(point, ground.outlines, ground.reach, not ground.reach)
+    if ground.reach:
+        return _meets_point(point, ground.outlines, ground.reach, None) or any(
+            math.dist(point, corner) <= ground.reach * ground.spike for points in ground.outlines for corner in points)
+    return _meets_point(point, ground.outlines, 0.0, ground.rule)
 
 
-def _meets_point(point: tuple[float, float], outlines: list[list[tuple[float, float]]], reach: float, inside: bool
-                 ) -> bool:
-    """The point lies within `reach` of an outline's line, or, if `inside`, within one of them (each taken as
-    closed)."""
+def _meets_point(point: tuple[float, float], outlines: list[list[tuple[float, float]]], reach: float,
+                 rule: str | None) -> bool:
+    """The point lies within `reach` of an outline's line, or, if a fill `rule` is given (nonzero, evenodd), inside
+    the outlines (each subpath taken as closed) as that rule fills them."""
     if reach and any(_distance(point, one, other) <= reach for points in outlines for one, other in zip(points, points[1:])):
         return True
-    if not inside:
+    if rule is None:
         return False
-    from matplotlib.path import Path as Outline  # here: as in _paths_meet
-
-    return any(len(points) > 2 and Outline(points, closed=False).contains_point(point) for points in outlines)
+    winding = 0  # of the outlines around the point: a crossing upwards counts 1, downwards -1
+    x, y = point
+    for points in outlines:
+        for (x0, y0), (x1, y1) in zip(points, points[1:] + points[:1]):
+            left_of = (x1 - x0) * (y - y0) - (x - x0) * (y1 - y0)
+            if y0 <= y < y1 and left_of > 0:
+                winding += 1
+            elif y1 <= y < y0 and left_of < 0:
+                winding -= 1
+    return winding % 2 == 1 if rule == "evenodd" else winding != 0
 
 
 def _distance(point: tuple[float, float], one: tuple[float, float], other: tuple[float, float]) -> float:
@@ -937,11 +1002,12 @@ def _distance(point: tuple[float, float], one: tuple[float, float], other: tuple
 PAGE_TEXT = {"light": ((0.0, 0.0, 0.0), 0.87), "dark": (colorsys.hls_to_rgb(232 / 360, 0.90, 0.15), 0.82)}
 
 
-def _resolved(colour, scheme: str) -> tuple[float, float, float, float]:
-    """A colour as the scheme shows it: currentColor is the page's text colour."""
+def _resolved(paint: Paint, scheme: str) -> tuple[float, float, float, float]:
+    """A paint as the scheme shows it, (r, g, b, alpha): currentColor is the page's text colour."""
+    colour, alpha = paint
     if colour == "currentColor":
-        return (*PAGE_TEXT[scheme][0], PAGE_TEXT[scheme][1])
-    return tuple(colour[:4])  # tinycss2's RGBA, or a ground's (r, g, b, alpha)
+        return (*PAGE_TEXT[scheme][0], PAGE_TEXT[scheme][1] * alpha)
+    return (*colour, alpha)
 
 
 def _over(colour: tuple[float, float, float, float], below: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -994,9 +1060,11 @@ def _outlines(element: Element, kind: str, frame: _Frame, size: float, read: dic
 
 
 def _length(element: Element, key: str, size: float, extent: float) -> float:
-    """A length attribute of a shape, in its own units (0 where it has none a browser reads)."""
-    found = _lengths(element.get(key, "0"), size, extent)
-    return found[0] if found else 0.0
+    """A length attribute of a shape, in its own units: 0 where it has none a browser reads (a list, "300,", is
+    none: a browser takes 0, as for a missing one)."""
+    value = element.get(key, "0")
+    found = _lengths(value, size, extent) if "," not in value else None
+    return found[0] if found and len(found) == 1 else 0.0
 
 
 def _own_outlines(element: Element, kind: str, box: tuple[float, float, float, float], size: float
@@ -1010,11 +1078,20 @@ def _own_outlines(element: Element, kind: str, box: tuple[float, float, float, f
 
     if kind in ("rect", "image"):
         x, y, w, h = length("x", width), length("y", height), length("width", width), length("height", height)
-        local = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]]
+        rx, ry = (length("rx", width), length("ry", height)) if kind == "rect" else (0.0, 0.0)
+        rx, ry = min(w / 2, rx or ry), min(h / 2, ry or rx)  # one of them set: both (SVG's auto)
+        if rx > 0 and ry > 0:  # its corners rounded: a quarter of an ellipse each
+            local = [[(cx + rx * math.cos(t), cy + ry * math.sin(t))
+                      for cx, cy, first in ((x + w - rx, y + ry, -math.pi / 2), (x + w - rx, y + h - ry, 0.0),
+                                            (x + rx, y + h - ry, math.pi / 2), (x + rx, y + ry, math.pi))
+                      for t in (first + n * math.pi / 2 / CURVE_POINTS for n in range(CURVE_POINTS + 1))]]
+            local[0].append(local[0][0])
+        else:
+            local = [[(x, y), (x + w, y), (x + w, y + h), (x, y + h), (x, y)]]
     elif kind in ("circle", "ellipse"):
         cx, cy = length("cx", width), length("cy", height)
-        rx = length("r" if kind == "circle" else "rx", width)
-        ry = rx if kind == "circle" else length("ry", height)
+        rx = length("r", math.hypot(width, height) / math.sqrt(2)) if kind == "circle" else length("rx", width)
+        ry = rx if kind == "circle" else length("ry", height)  # (a circle's r in % is of the box's mean side)
         local = [[(cx + rx * math.cos(t * math.pi / 8), cy + ry * math.sin(t * math.pi / 8)) for t in range(17)]]
     elif kind == "line":
         local = [[(length("x1", width), length("y1", height)), (length("x2", width), length("y2", height))]]
@@ -1145,7 +1222,17 @@ def _read_text(root: Element, placed: list[tuple[float, float, str]]) -> list[st
     in_order = "".join((element.text or "") + (element.tail or "" if element.tag == "tspan" else "")
                        for element in root.iter() if element.tag in ("text", "tspan"))
     as_placed = "".join(text for _, _, text in sorted(placed, key=lambda run: (run[0], run[1])))
-    return shown_text_problems(in_order) or shown_text_problems(as_placed)
+    problems = shown_text_problems(in_order) or shown_text_problems(as_placed)
+    if problems:
+        return problems
+    # However a drawing hides a glyph from a reader, the words around it read as they would without it: a face
+    # with hidden characters among its own is refused whatever the checks above made of its layout.
+    for text in (in_order, as_placed):
+        face = card_face_among(text)
+        if face:
+            return [f"its text {text.strip()[:MAX_LABEL]!r} holds {face!r} with other characters among its own: "
+                    "where a drawing hides those, a reader reads a card's face; write it otherwise"]
+    return []
 
 
 def shown_text_problems(text: str) -> list[str]:
