@@ -687,20 +687,37 @@ def test_a_query_across_a_definitions_name_and_its_file_settles(visit, base_url)
     assert v.errors == []
 
 
+# Queries Material's own index lists results for on a site of this series (words every post has). lunr fails some
+# queries with some indexes (a wildcard expanded to a term its token set holds and its index does not: lunr.js
+# issues 279 and 314), depending on all the site's words: the test takes the first that Material can run.
+PLAIN_QUERIES = ("autograd", "grad", "vjp", "numpy", "primitive")
+
+
 def test_results_listed_before_the_sites_script_runs_are_settled_too(browser, base_url):
     """On a busy machine Material may list ?q='s results before series.js has run (found in CI): they are ordered
     all the same. The script is held back here until Material has listed the results."""
-    query = "grad autograd/differential_operators.py"
-    context = browser.new_context()
-    page = context.new_page()
-    held = []
-    page.route("**/assets/series.js*", lambda route: held.append(route))
-    page.goto(f"{base_url}?q={quote(query)}", wait_until="commit")
-    page.wait_for_selector(".md-search-result__item", timeout=SEARCH_WAIT)
-    assert len(held) == 1 and page.locator(".md-search-result__list[data-phrase-first]").count() == 0
-    held[0].continue_()
-    page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query}"]', timeout=SEARCH_WAIT)
-    context.close()
+    tried = []
+    for query in PLAIN_QUERIES:
+        context = browser.new_context()
+        page = context.new_page()
+        held, failed = [], []
+        page.on("console", lambda message: failed.append(message.text)  # (this context's, closed below)
+                if message.text.startswith("Invalid query") else None)
+        page.route("**/assets/series.js*", lambda route: held.append(route))  # (this context's)
+        page.goto(f"{base_url}?q={quote(query)}", wait_until="commit")
+        listed = page.locator(".md-search-result__item").first
+        try:
+            listed.wait_for(timeout=SEARCH_WAIT // len(PLAIN_QUERIES))
+        except playwright.TimeoutError:
+            tried.append((query, failed[:1]))
+            context.close()
+            continue
+        assert len(held) == 1 and page.locator(".md-search-result__list[data-phrase-first]").count() == 0
+        held[0].continue_()
+        page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query}"]', timeout=SEARCH_WAIT)
+        context.close()
+        return
+    pytest.fail(f"Material's search listed nothing for any of {PLAIN_QUERIES}: {tried}")
 
 
 def test_a_query_materials_index_cannot_run_still_lists_the_pages_that_hold_it(visit, base_url, built):
