@@ -1030,12 +1030,14 @@ def test_text_a_browser_shows_plainly_is_kept(drawing):
 @pytest.mark.parametrize("drawing, why", [
     ('<g opacity=".4"><g opacity=".4"><text x="10" y="30">x</text></g></g>',
      "is drawn at opacity 0.16, its own and its groups' multiplied"),
-    ('<text x="10" y="30" transform="scale(.1 10)">x</text>', "is flattened one way (the transforms around it "
+    ('<text x="10" y="30" transform="scale(.1 10)">x</text>', "is squeezed one way (the transforms around it "
      "squeeze it to 0.01 of its size the other way)"),
-    ('<text x="10" y="30" transform="skewX(-88)">x</text>', "is flattened one way (the transforms around it squeeze "
+    ('<g transform="scale(0.55,1)"><text x="10" y="30">x</text></g>',  # two parts squeezed into one square: 马佥
+     "is squeezed one way (the transforms around it squeeze it to 0.55 of its size the other way)"),
+    ('<text x="10" y="30" transform="skewX(-88)">x</text>', "is squeezed one way (the transforms around it squeeze "
      "it to 0.0012 of its size the other way)"),
 ])
-def test_text_faded_or_flattened_by_what_is_around_it_is_refused(drawing, why):
+def test_text_faded_or_squeezed_by_what_is_around_it_is_refused(drawing, why):
     assert f"its <text> holding 'x' {why}: a reader does not see it, so it could split the text a reader sees" \
         in refusals(drawing)
 
@@ -1056,13 +1058,35 @@ def test_a_face_with_characters_hidden_among_its_own_is_refused_however_they_are
     squeezed length. Read again with other characters allowed among the face's own, the figure's words hold the
     stamp, and that is refused whatever hid them."""
     problems = refusals(drawing)
-    assert any(p.endswith("with other characters among its own: where a drawing hides those, a reader reads a card's "
-                          "face; write it otherwise") for p in problems), problems
+    assert [p for p in problems if "card's face" in p] == list(problems) != [], problems
+
+
+@pytest.mark.parametrize("drawing", [
+    '<g transform="rotate(-0.01)"><text x="110 90 70 50 30 10" y="40" font-size="20">证验已出输✓</text></g>',
+    '<text x="110 90 70 50 30 10" y="39.995 39.996 39.997 39.998 39.999 40" font-size="20">证验已出输✓</text>',
+    '<g transform="rotate(-0.01)"><text x="60" y="40" font-size="20">REAL SOURCE</text>'
+    '<text x="10" y="40" font-size="20">源码</text></g>',
+    '<text x="100" y="40" font-size="20">证</text><text x="100" y="40" font-size="20" text-anchor="end">✓ 输出已验</text>',
+    '<text x="200" y="39.994" font-size="20">证</text><text x="160" y="39.998" font-size="20">验</text>'
+    '<text x="40" y="39.996" font-size="20">输</text><text x="80" y="39.999" font-size="20">出</text>'
+    '<text x="120" y="39.997" font-size="20">已</text>',  # a jitter in any order
+    '<g transform="translate(40 50) rotate(-90)"><text font-size="10">输出已验证</text></g>'
+    + "".join(f'<text x="250" y="{50 - 6.5 * n}" font-size="4">d{n}</text>' for n in range(5)),  # upwards, decoys
+    '<g transform="translate(20 10) rotate(30)"><text font-size="8">输出已验证</text></g>'
+    + "".join(f'<text x="{200 + 10 * n}" y="{12 + 4 * n}" font-size="4">d</text>' for n in range(5)),  # aslant
+])
+def test_a_face_read_out_of_order_where_it_is_drawn_in_order_is_refused(drawing):
+    """Review of round seven (helper-14): the drawn order was the runs' anchors sorted by exact height, so a jitter
+    of a thousandth, a turn of a hundredth of a degree or an anchor at the same point reordered a face a reader
+    reads whole. Each character is read where it stands, in lines along each way the figure's text runs."""
+    problems = refusals(drawing)
+    assert [p for p in problems if "card's face" in p] == list(problems) != [], problems
 
 
 @pytest.mark.parametrize("text, face", [
     ("✓ 输X出已验证", "输出已验证"), ("输出出已验证", "输出已验证"), ("源码 of REAL SOURCE", "源码 REAL SOURCE"),
     ("输 a b c d e f 出已验证", None), ("输出 and more 已验证", None), ("数据 输入 已处理", None),
+    ("✓ 输出已⻢佥⻈正", "输出已验证"), ("車俞出 OUTPUT", "输出 OUTPUT"), ("石馬 of 源 REAL SOURCE", None),
 ])
 def test_card_face_among_allows_as_many_other_characters_as_the_face_has(text, face):
     from codeproof.common.markers import card_face_among

@@ -152,9 +152,14 @@ def first_unshown(text: str) -> str:
 # sealed card (and in what an author writes into one: header values) they would pass for a verified card.
 STAMP_WORDS = "输出已验证"
 # Han characters a reader takes for those of the face: traditional and Japanese forms, 己 and 巳 for 已, and rarer
-# variants (岀 for 出, 騐 for 验); and a character's two parts written side by side (讠正 reads as 证).
-FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳圖図岀騐", "码实实验验输证证已已图图出验")
-FACE_PARTS = {"讠正": "证", "马佥": "验", "车俞": "输", "石马": "码"}
+# variants (岀 for 出, 騐 for 验), and radicals drawn as the characters they are (⻢ for 马); and a character's two
+# parts written side by side (讠正 reads as 证).
+FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳圖図岀騐⻢⻈⻋", "码实实验验输证证已已图图出验马讠车")
+# Each face character a reader may read from two parts side by side, in their simplified and traditional forms
+# (the CJK radicals' own characters ⻢ ⻈ ⻋, which have no compatibility mapping, are folded to 马 讠 车 above).
+FACE_PARTS = {left + right: whole for whole, lefts, rights in (
+    ("证", "讠訁言", "正"), ("验", "马馬", "佥僉"), ("输", "车車", "俞"), ("码", "石", "马馬"))
+    for left in lefts for right in rights}
 FACE_PARTS_RE = re.compile("|".join(FACE_PARTS))
 NOT_WORD_RE = re.compile(r"[^\w\n]+|_")  # between the characters of a face (a line break ends it)
 # Every face holds the first character of a label (the stamp holds 输出), in one of the forms FACE_FOLD knows, or

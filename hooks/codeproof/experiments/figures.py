@@ -200,7 +200,7 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
     over = _Over({element.get("id"): element for element in root.iter() if element.get("id")})
     _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0, texts, placed, frame, over)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
-        problems += _references(root, prefix) + _read_text(root, placed)
+        problems += _references(root, prefix) + _read_text(root, placed, over.seen)
     if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
         problems += _drawn_within(root, budgets)
     _size(root, problems)
@@ -423,12 +423,14 @@ def _hides(properties: dict[str, str]) -> str | None:
 
 
 MIN_AREA_SCALE = 0.01  # transforms that shrink an area below this share of it shrink what it holds to a smudge
-MIN_LINEAR_SCALE = 0.1  # transforms that squeeze one way below this share of the other flatten it to a hairline
+# Transforms that squeeze one way below this share of the other: a glyph flattened toward a hairline, or two
+# glyphs squeezed into one's square (马 佥 read as 验); matplotlib never squeezes text.
+MIN_LINEAR_SCALE = 0.7
 
 
 def _shrinks(transform: list[tuple[str, tuple[float, ...]]], frame: _Frame) -> str | None:
     """Why the transforms around an element shrink what it holds to nothing (one of its own, or all together), or
-    flatten it to a hairline one way (scale(.1, 10), skewX(88): its area kept)."""
+    squeeze it one way (scale(.5, 1), skewX(88): its area kept or not)."""
     for written, (a, b, c, d, _, _) in transform:
         if abs(a * d - b * c) < MIN_AREA_SCALE:
             return f"is shrunk to nothing ({written})"
@@ -438,7 +440,7 @@ def _shrinks(transform: list[tuple[str, tuple[float, ...]]], frame: _Frame) -> s
     squares, determinant = a * a + b * b + c * c + d * d, abs(a * d - b * c)
     widest = math.sqrt((squares + math.sqrt(max(0.0, squares * squares - 4 * determinant * determinant))) / 2)
     if widest and determinant / widest < MIN_LINEAR_SCALE * widest:  # its singular values, smaller to larger
-        return (f"is flattened one way (the transforms around it squeeze it to {determinant / widest ** 2:.2g} of its "
+        return (f"is squeezed one way (the transforms around it squeeze it to {determinant / widest ** 2:.2g} of its "
                 "size the other way)")
     return None
 
@@ -618,6 +620,7 @@ class _Over:
     grounds: list[_Ground] = field(default_factory=list)
     read: dict = field(default_factory=dict)  # each shape's outlines in its own units (_outlines)
     glyphs: dict = field(default_factory=dict)  # where each character drawn so far stands, by bucket (_overlaid)
+    seen: list = field(default_factory=list)  # each character as drawn: its middle, its baseline's way, size (_lines)
     checks: int = 0  # of a shape against a text, or of a character against a filled shape, so far (MAX_OVER_CHECKS)
 
     def text(self, name: str, frame: _Frame, at: tuple[float, float], words: str, size: float, anchor: str,
@@ -630,6 +633,10 @@ class _Over:
             return []
         cells = _cells(frame, *at, words, size, anchor)
         spots = _spots(frame, *at, words, size, anchor)
+        (x0, y0), (x1, y1) = frame.point(*at), frame.point(at[0] + 1, at[1])
+        length = math.hypot(x1 - x0, y1 - y0) or 1.0
+        self.seen += [(cell, ((x1 - x0) / length, (y1 - y0) / length), size * frame.scale, ch)
+                      for ch, cell in zip(words, cells) if not ch.isspace()]
         kept = [(ch, cell, around) for ch, cell, around in zip(words, cells, spots) if not ch.isspace()]
         hiding = COVERING_STROKE * size * frame.scale  # a stroke as wide hides this text's glyphs (thinner: a line)
         self.texts.append((_text_box(frame, *at, words, size, anchor), size * frame.scale, words,
@@ -1214,25 +1221,55 @@ def _drawn_within(root: Element, budgets: Budgets) -> list[str]:
     return []
 
 
-def _read_text(root: Element, placed: list[tuple[float, float, str]]) -> list[str]:
-    """The figure's text as a reader may read it: in the order it is written, and in the order it is drawn (top
-    to bottom, left to right, by where each run of words is drawn: its position through the transforms around
-    it, glyph by glyph where the lists place them), so words placed out of order, in one <text> or in several,
-    cannot spell a card's face."""
+def _read_text(root: Element, placed: list[tuple[float, float, str]], seen: list) -> list[str]:
+    """The figure's text as a reader may read it: in the order it is written, in the order it is drawn (top to
+    bottom, left to right, by where each run of words is drawn: its position through the transforms around it,
+    glyph by glyph where the lists place them), and as it is seen (_seen_readings: each character where it stands,
+    in lines along each way the figure's text runs, either way), so words placed out of order, in one <text> or in
+    several, cannot spell a card's face."""
     in_order = "".join((element.text or "") + (element.tail or "" if element.tag == "tspan" else "")
                        for element in root.iter() if element.tag in ("text", "tspan"))
     as_placed = "".join(text for _, _, text in sorted(placed, key=lambda run: (run[0], run[1])))
-    problems = shown_text_problems(in_order) or shown_text_problems(as_placed)
-    if problems:
-        return problems
+    readings = [in_order, as_placed, *_seen_readings(seen)]
+    for text in readings:
+        if shown_text_problems(text):
+            return shown_text_problems(text)
     # However a drawing hides a glyph from a reader, the words around it read as they would without it: a face
     # with hidden characters among its own is refused whatever the checks above made of its layout.
-    for text in (in_order, as_placed):
+    for text in readings:
         face = card_face_among(text)
         if face:
             return [f"its text {text.strip()[:MAX_LABEL]!r} holds {face!r} with other characters among its own: "
                     "where a drawing hides those, a reader reads a card's face; write it otherwise"]
     return []
+
+
+MAX_READING_WAYS = 8  # the ways a figure's text runs that it is read along (besides across and down)
+LINE_SHARE = 0.5  # of a character's size: characters nearer than this across a way are on one line along it
+
+
+def _seen_readings(seen: list) -> list[str]:
+    """The figure's characters read as a reader sees them: along each way its text runs (across and down too),
+    in lines (characters within LINE_SHARE of a line's first, across that way; a jitter of a thousandth puts
+    nothing on another line), each in order along it, and each reading also backwards (a label turned to run
+    upwards reads from its end)."""
+    ways = {0.0: (1.0, 0.0), 90.0: (0.0, 1.0)}
+    for _, (ux, uy), _, _ in seen:
+        angle = round(math.degrees(math.atan2(uy, ux)) % 180)
+        if angle not in ways and len(ways) < MAX_READING_WAYS + 2:
+            ways[angle] = (math.cos(math.radians(angle)), math.sin(math.radians(angle)))
+    readings = []
+    for ux, uy in ways.values():
+        placed = sorted(((-uy * x + ux * y), (ux * x + uy * y), size, ch) for (x, y), _, size, ch in seen)
+        lines, first = [], None
+        for across, along, size, ch in placed:
+            if not lines or across - first > LINE_SHARE * size:
+                lines.append([])
+                first = across
+            lines[-1].append((along, ch))
+        reading = "".join(ch for line in lines for _, ch in sorted(line))
+        readings += [reading, reading[::-1]]
+    return readings
 
 
 def shown_text_problems(text: str) -> list[str]:
