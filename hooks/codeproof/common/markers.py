@@ -185,24 +185,26 @@ def card_face(text: str) -> str | None:
                  if label + kind.name.replace(" ", "") in compact), None)
 
 
+HIDDEN_IN_STAMP = 2  # other characters card_face_among allows among the stamp's own
+
+
 def card_face_among(text: str) -> str | None:
-    """The part of a card's face that `text` holds with other characters between its own (at most as many as the
-    face has): what a reader sees where a drawing hides those characters (a glyph painted over, drawn on its own
-    colour, laid on another, squeezed), however the drawing hides them. The face as card_face names it, or None."""
+    """The stamp's wording, if `text` holds it with at most HIDDEN_IN_STAMP other characters among its own: what a
+    reader sees where a drawing hides those characters (a glyph painted over, drawn on its own colour, laid on
+    another, squeezed), however the drawing hides them; or None. Only the stamp, which says a run was verified: a
+    label and its kind with words between are a bilingual caption (实验结果 Experiment results, 图 1 Figure 1), and
+    more than two characters between the stamp's own are a sentence (输出层已冻结，验证集…)."""
     if FACE_CHARACTERS.isdisjoint(text) and not HAN_VARIANTS_RE.search(text):
         return None
     compact = FACE_PARTS_RE.sub(lambda parts: FACE_PARTS[parts.group()],
                                 NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper())
-    faces = {STAMP_WORDS: STAMP_WORDS, **{label + kind.name.replace(" ", ""): f"{label} {kind.name}"
-                                           for kind, label in CARD_LABELS.items()}}
-    for wanted, face in faces.items():
-        for start in (n for n, ch in enumerate(compact) if ch == wanted[0]):
-            at, found = start, 0
-            while at < len(compact) and found < len(wanted) and at - start - found <= len(wanted):
-                found += compact[at] == wanted[found]  # the earliest match from `start` has the fewest between
-                at += 1
-            if found == len(wanted) and at - start - found <= len(wanted):
-                return face
+    for start in (n for n, ch in enumerate(compact) if ch == STAMP_WORDS[0]):
+        at, found = start, 0  # the earliest match from `start` has the fewest characters between
+        while at < len(compact) and found < len(STAMP_WORDS) and at - start - found <= HIDDEN_IN_STAMP:
+            found += compact[at] == STAMP_WORDS[found]
+            at += 1
+        if found == len(STAMP_WORDS) and at - start - found <= HIDDEN_IN_STAMP:
+            return STAMP_WORDS
     return None
 
 

@@ -34,6 +34,7 @@ from codeproof.common.structure import Budgets
 FIGURE_CAP = 2 * 1024 * 1024  # bytes of one figure file: more is no drawing a page should inline
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
 DROPPED = {"metadata", "title", "desc", "style"}  # what a page does not need: data, names, and a style sheet
 # (matplotlib's `*{stroke-linejoin: round}`), which inline would restyle the whole page
 ELEMENTS = {"svg", "g", "defs", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan",
@@ -45,7 +46,7 @@ ATTRIBUTES = {"id", "style", "transform", "d", "x", "y", "x1", "y1", "x2", "y2",
               "clip-path", "mask", "font-size", "font-weight", "font-style", "text-anchor", "dominant-baseline",
               "offset", "stop-color", "stop-opacity", "gradientUnits", "gradientTransform", "patternUnits",
               "patternContentUnits", "patternTransform", "clipPathUnits", "maskUnits", "maskContentUnits", "dx",
-              "dy", "rotate", "textLength", "lengthAdjust", "href", "{http://www.w3.org/XML/1998/namespace}space"}
+              "dy", "rotate", "textLength", "lengthAdjust", "href", XML_SPACE}
 PROPERTIES = {"fill", "stroke", "stroke-width", "stroke-linecap", "stroke-linejoin", "stroke-dasharray",
               "stroke-dashoffset", "stroke-miterlimit", "stroke-opacity", "fill-opacity", "fill-rule", "clip-rule",
               "opacity", "clip-path", "mask", "font-size", "font-weight", "font-style", "text-anchor",
@@ -265,6 +266,8 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     if colours.get("stroke") != "none":  # a text's fill is seen against what lies below each of its characters
         _contrast(colours.get("stroke", ""), "stroke", name, problems)  # (_Over.text)
     textual = name in ("text", "tspan")
+    if name == "text":
+        _shown_spaces(element, colours.get(XML_SPACE) == "preserve")
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
     off = None
     size = _font_size(colours) or DEFAULT_FONT_SIZE  # a text of size 0 is refused, but still placed
@@ -305,7 +308,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
 
 
 INHERITED = ("fill", "stroke", "stroke-width", "stroke-linejoin", "stroke-miterlimit", "stroke-linecap", "font-size",
-             "text-anchor", "dominant-baseline", "fill-opacity", "stroke-opacity", "fill-rule")  # what a group hands
+             "text-anchor", "dominant-baseline", "fill-opacity", "stroke-opacity", "fill-rule", XML_SPACE)  # what a group hands
 # down (opacity is not handed down: a group's multiplies what it holds, the `opacity` _clean carries)
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
@@ -512,6 +515,38 @@ def _positions(element: Element, start: tuple[float, float], frame: _Frame, size
     return (end, y), off, [tuple(run) for run in runs if run[2]]
 
 
+def _shown_spaces(text: Element, preserve: bool) -> None:
+    """A <text>'s characters as a browser shows them, written back, so that what is checked and published is what
+    is seen: with SVG's xml:space="default", line breaks removed, tabs as spaces, a run of spaces as one, none at
+    its start or its end (forty spaces before a word moved it far right for the checks, not on the page); with
+    "preserve", line breaks and tabs as spaces."""
+    def nodes(element: Element):
+        yield element, "text"
+        for child in element:
+            if isinstance(child.tag, str):
+                yield from nodes(child)
+            yield child, "tail"
+
+    after_space, last = True, None  # at its start, a space is dropped
+    for node, where in list(nodes(text)):
+        value = (getattr(node, where) or "").replace("\r", "" if not preserve else " ")
+        if preserve:
+            value = value.replace("\n", " ").replace("\t", " ")
+        else:
+            kept = []
+            for ch in value.replace("\n", "").replace("\t", " "):
+                if ch != " " or not after_space:
+                    kept.append(ch)
+                after_space = ch == " "
+            value = "".join(kept)
+        setattr(node, where, value or None)
+        if value:
+            last = (node, where)
+    if last and not preserve:
+        node, where = last
+        setattr(node, where, getattr(node, where).rstrip(" ") or None)
+
+
 def _fraction(value: str) -> float:
     """An opacity as a browser reads it: a number, or a percentage (1% is 0.01)."""
     number = _number(value) or 0
@@ -575,8 +610,14 @@ def _spots(frame: _Frame, x: float, y: float, words: str, size: float, anchor: s
             for one, other in zip(edges, edges[1:])]
 
 
+SPACE_WIDTH = 0.3  # a space's width, in font sizes (about a quarter to a third, in the page's fonts)
+
+
 def _width(ch: str) -> float:
-    """A character's width in font sizes, as the checks take it: a whole size if East Asian wide, else NARROW_WIDTH."""
+    """A character's width in font sizes, as the checks take it: a whole size if East Asian wide, SPACE_WIDTH for a
+    space, else NARROW_WIDTH."""
+    if ch == " ":
+        return SPACE_WIDTH
     return 1.0 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH
 
 
@@ -1230,6 +1271,10 @@ def _read_text(root: Element, placed: list[tuple[float, float, str]], seen: list
     in_order = "".join((element.text or "") + (element.tail or "" if element.tag == "tspan" else "")
                        for element in root.iter() if element.tag in ("text", "tspan"))
     as_placed = "".join(text for _, _, text in sorted(placed, key=lambda run: (run[0], run[1])))
+    ways = {round(math.degrees(math.atan2(uy, ux))) % 180 for _, (ux, uy), _, _ in seen}
+    if len(ways) > MAX_READING_WAYS:
+        return [f"its text runs {len(ways)} ways (in whole degrees), more than the {MAX_READING_WAYS} it is read along: "
+                "turn fewer of its labels"]
     readings = [in_order, as_placed, *_seen_readings(seen)]
     for text in readings:
         if shown_text_problems(text):
@@ -1244,28 +1289,27 @@ def _read_text(root: Element, placed: list[tuple[float, float, str]], seen: list
     return []
 
 
-MAX_READING_WAYS = 8  # the ways a figure's text runs that it is read along (besides across and down)
+MAX_READING_WAYS = 36  # the ways (whole degrees) a figure's text may run: it is read along each of them
 LINE_SHARE = 0.5  # of a character's size: characters nearer than this across a way are on one line along it
 
 
 def _seen_readings(seen: list) -> list[str]:
     """The figure's characters read as a reader sees them: along each way its text runs (across and down too),
-    in lines (characters within LINE_SHARE of a line's first, across that way; a jitter of a thousandth puts
-    nothing on another line), each in order along it, and each reading also backwards (a label turned to run
-    upwards reads from its end)."""
-    ways = {0.0: (1.0, 0.0), 90.0: (0.0, 1.0)}
+    in lines (characters within LINE_SHARE of the larger of a line's first character and their own, across that
+    way: a jitter of a thousandth, or a small character between, puts nothing on another line), each in order
+    along it, and each reading also backwards (a label turned to run upwards reads from its end)."""
+    ways = {0: (1.0, 0.0), 90: (0.0, 1.0)}
     for _, (ux, uy), _, _ in seen:
-        angle = round(math.degrees(math.atan2(uy, ux)) % 180)
-        if angle not in ways and len(ways) < MAX_READING_WAYS + 2:
-            ways[angle] = (math.cos(math.radians(angle)), math.sin(math.radians(angle)))
+        angle = round(math.degrees(math.atan2(uy, ux))) % 180
+        ways.setdefault(angle, (math.cos(math.radians(angle)), math.sin(math.radians(angle))))
     readings = []
     for ux, uy in ways.values():
         placed = sorted(((-uy * x + ux * y), (ux * x + uy * y), size, ch) for (x, y), _, size, ch in seen)
-        lines, first = [], None
-        for across, along, size, ch in placed:
-            if not lines or across - first > LINE_SHARE * size:
+        lines, first, first_size = [], None, 0.0
+        for across, along, size, ch in placed:  # a line's reach: half the larger of its first character and this one
+            if not lines or across - first > LINE_SHARE * max(size, first_size):
                 lines.append([])
-                first = across
+                first, first_size = across, size
             lines[-1].append((along, ch))
         reading = "".join(ch for line in lines for _, ch in sorted(line))
         readings += [reading, reading[::-1]]
@@ -1390,7 +1434,7 @@ def _size(root: Element, problems: list[str]) -> None:
 
 
 def _name(tag: str) -> str:
-    if tag == "{http://www.w3.org/XML/1998/namespace}space":
+    if tag == XML_SPACE:
         return "xml:space"
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else "comment"
 
