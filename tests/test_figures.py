@@ -1085,6 +1085,26 @@ def test_a_face_read_out_of_order_where_it_is_drawn_in_order_is_refused(drawing)
     assert [p for p in problems if "card's face" in p] == list(problems) != [], problems
 
 
+@pytest.mark.parametrize("drawing", [
+    '<text x="49" y="39.99" font-size="16">已验证 ✓</text><text x="10" y="40" font-size="16">\u200d\u200d\u200d输出</text>',
+    '<text x="44" y="39.99" font-size="16">REAL SOURCE</text><text x="10" y="40" font-size="16">' + "\u200d" * 14
+    + '源码</text>',
+    '<text x="109" y="39.99" font-size="16">OUTPUT</text><text x="10" y="40" font-size="16">' + "i" * 18 + '输出</text>',
+])
+def test_a_run_is_read_from_where_it_starts_however_wide_a_readers_font_draws_it(drawing):
+    """Review of round seven (helper-16): joiners (drawn as nothing) or narrow letters before a face's first part
+    moved it, for the check's widths, past its second part. A run is read from its anchor as well, where its first
+    character stands in any font."""
+    problems = refusals(drawing)
+    assert [p for p in problems if "card's face" in p] == list(problems) != [], problems
+
+
+def test_a_right_to_left_letter_in_a_figure_is_refused():
+    assert refusals('<text x="10" y="40" font-size="16">a א b</text>') == (
+        "its text holds 'א' (U+05D0), a right-to-left letter, which reorders the characters around it where it is "
+        "drawn: a figure's text runs left to right",)
+
+
 def test_a_face_read_along_its_own_way_among_decoys_turned_every_way_is_refused():
     """Review of round seven (helper-15): eight one-letter decoys turned 1° to 8° took every way the figure was read
     along, and a face at 45° (a text a character) among columns of tick labels read as nothing. Every way the text

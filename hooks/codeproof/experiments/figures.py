@@ -201,7 +201,7 @@ def clean_svg(text: str, prefix: str, alt: str, budgets: Budgets = Budgets()) ->
     over = _Over({element.get("id"): element for element in root.iter() if element.get("id")})
     _clean(root, prefix, problems, {"fill": "currentColor", "stroke": "none"}, 0, texts, placed, frame, over)
     if not problems:  # a tree of drawing elements only, not too deep: its references and its text as a whole
-        problems += _references(root, prefix) + _read_text(root, placed, over.seen)
+        problems += _references(root, prefix) + _read_text(root, placed, over.seen, over.runs)
     if not problems:  # each reference to a figure's own part: what a browser draws, copies counted
         problems += _drawn_within(root, budgets)
     _size(root, problems)
@@ -614,11 +614,31 @@ SPACE_WIDTH = 0.3  # a space's width, in font sizes (about a quarter to a third,
 
 
 def _width(ch: str) -> float:
-    """A character's width in font sizes, as the checks take it: a whole size if East Asian wide, SPACE_WIDTH for a
-    space, else NARROW_WIDTH."""
+    """A character's width in font sizes, as the checks take it: none if it draws nothing of its own (a joiner, a
+    combining mark, a variation selector), a whole size if East Asian wide, SPACE_WIDTH for a space, else
+    NARROW_WIDTH."""
+    if _zero_width(ch):
+        return 0.0
     if ch == " ":
         return SPACE_WIDTH
     return 1.0 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH
+
+
+def _zero_width(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Mn", "Me", "Cf")
+
+
+# The narrowest and widest a character may be drawn in a reader's font, in font sizes (a figure's text is drawn in
+# the page's font, which is the reader's system's): what a run's length may be, where its anchor is its middle or
+# its end.
+WIDTH_RANGE = {"zero": (0.0, 0.0), "space": (0.15, 0.4), "wide": (0.8, 1.05), "narrow": (0.15, 1.05)}
+
+
+def _widths(words: str) -> tuple[float, float]:
+    """The least and the most a run of characters may measure, in font sizes (WIDTH_RANGE)."""
+    kinds = ["zero" if _zero_width(ch) else "space" if ch == " " else
+             "wide" if unicodedata.east_asian_width(ch) in "WF" else "narrow" for ch in words]
+    return sum(WIDTH_RANGE[kind][0] for kind in kinds), sum(WIDTH_RANGE[kind][1] for kind in kinds)
 
 
 def _along(words: str, size: float, anchor: str) -> list[float]:
@@ -661,7 +681,8 @@ class _Over:
     grounds: list[_Ground] = field(default_factory=list)
     read: dict = field(default_factory=dict)  # each shape's outlines in its own units (_outlines)
     glyphs: dict = field(default_factory=dict)  # where each character drawn so far stands, by bucket (_overlaid)
-    seen: list = field(default_factory=list)  # each character as drawn: its middle, its baseline's way, size (_lines)
+    seen: list = field(default_factory=list)  # each character as drawn: its middle, its baseline's way, size
+    runs: list = field(default_factory=list)  # each run as drawn: its anchor, way, size, words, and lengths (_readings)
     checks: int = 0  # of a shape against a text, or of a character against a filled shape, so far (MAX_OVER_CHECKS)
 
     def text(self, name: str, frame: _Frame, at: tuple[float, float], words: str, size: float, anchor: str,
@@ -676,9 +697,15 @@ class _Over:
         spots = _spots(frame, *at, words, size, anchor)
         (x0, y0), (x1, y1) = frame.point(*at), frame.point(at[0] + 1, at[1])
         length = math.hypot(x1 - x0, y1 - y0) or 1.0
-        self.seen += [(cell, ((x1 - x0) / length, (y1 - y0) / length), size * frame.scale, ch)
-                      for ch, cell in zip(words, cells) if not ch.isspace()]
-        kept = [(ch, cell, around) for ch, cell, around in zip(words, cells, spots) if not ch.isspace()]
+        way = ((x1 - x0) / length, (y1 - y0) / length)
+        self.seen += [(cell, way, size * frame.scale, ch)
+                      for ch, cell in zip(words, cells) if not ch.isspace() and not _zero_width(ch)]
+        least, most = _widths(words)
+        self.runs.append(((x0, y0), way, size * frame.scale, words, {"middle": 0.5, "end": 1.0}.get(anchor, 0.0),
+                          (least * size * frame.scale, (_along(words, size, "start")[-1]) * frame.scale,
+                           most * size * frame.scale)))
+        kept = [(ch, cell, around) for ch, cell, around in zip(words, cells, spots)
+                if not ch.isspace() and not _zero_width(ch)]
         hiding = COVERING_STROKE * size * frame.scale  # a stroke as wide hides this text's glyphs (thinner: a line)
         self.texts.append((_text_box(frame, *at, words, size, anchor), size * frame.scale, words,
                            [spot for _, _, around in kept for spot in around], hiding))
@@ -755,7 +782,7 @@ class _Over:
         scale = size * frame.scale
         bucket = frame.size / GLYPH_BUCKETS if frame.size else 1.0
         for ch, (x, y) in zip(words, cells):
-            if ch.isspace():
+            if ch.isspace() or _zero_width(ch):
                 continue
             half = (GLYPH_SHARE[_width(ch) == 1.0] * scale / 2, scale / 2)
             spans = [range(max(-1, int((centre - reach) // bucket)),
@@ -1262,20 +1289,25 @@ def _drawn_within(root: Element, budgets: Budgets) -> list[str]:
     return []
 
 
-def _read_text(root: Element, placed: list[tuple[float, float, str]], seen: list) -> list[str]:
+def _read_text(root: Element, placed: list[tuple[float, float, str]], seen: list, runs: list) -> list[str]:
     """The figure's text as a reader may read it: in the order it is written, in the order it is drawn (top to
     bottom, left to right, by where each run of words is drawn: its position through the transforms around it,
     glyph by glyph where the lists place them), and as it is seen (_seen_readings: each character where it stands,
-    in lines along each way the figure's text runs, either way), so words placed out of order, in one <text> or in
-    several, cannot spell a card's face."""
+    and each run from where it starts, in lines along each way the figure's text runs, either way), so words placed
+    out of order, in one <text> or in several, cannot spell a card's face. A right-to-left letter, which reorders
+    the characters around it where it is drawn, is refused."""
     in_order = "".join((element.text or "") + (element.tail or "" if element.tag == "tspan" else "")
                        for element in root.iter() if element.tag in ("text", "tspan"))
     as_placed = "".join(text for _, _, text in sorted(placed, key=lambda run: (run[0], run[1])))
+    backwards = next((ch for ch in in_order if unicodedata.bidirectional(ch) in ("R", "AL", "AN")), None)
+    if backwards:
+        return [f"its text holds {backwards!r} (U+{ord(backwards):04X}), a right-to-left letter, which reorders the "
+                "characters around it where it is drawn: a figure's text runs left to right"]
     ways = {round(math.degrees(math.atan2(uy, ux))) % 180 for _, (ux, uy), _, _ in seen}
     if len(ways) > MAX_READING_WAYS:
         return [f"its text runs {len(ways)} ways (in whole degrees), more than the {MAX_READING_WAYS} it is read along: "
                 "turn fewer of its labels"]
-    readings = [in_order, as_placed, *_seen_readings(seen)]
+    readings = [in_order, as_placed, *_seen_readings(seen, runs)]
     for text in readings:
         if shown_text_problems(text):
             return shown_text_problems(text)
@@ -1293,27 +1325,39 @@ MAX_READING_WAYS = 36  # the ways (whole degrees) a figure's text may run: it is
 LINE_SHARE = 0.5  # of a character's size: characters nearer than this across a way are on one line along it
 
 
-def _seen_readings(seen: list) -> list[str]:
+def _seen_readings(seen: list, runs: list) -> list[str]:
     """The figure's characters read as a reader sees them: along each way its text runs (across and down too),
-    in lines (characters within LINE_SHARE of the larger of a line's first character and their own, across that
-    way: a jitter of a thousandth, or a small character between, puts nothing on another line), each in order
-    along it, and each reading also backwards (a label turned to run upwards reads from its end)."""
+    in lines (within LINE_SHARE of the larger of a line's first and their own size, across that way: a jitter of a
+    thousandth, or a small character between, puts nothing on another line), in order along it: each character
+    where the check places it, and each run whole from where it starts (a run's first character stands at its
+    anchor, however wide the reader's font draws the rest; one anchored at its middle or end starts as far back as
+    it may be short or long, WIDTH_RANGE). Each reading also backwards (a label turned to run upwards reads from
+    its end)."""
     ways = {0: (1.0, 0.0), 90: (0.0, 1.0)}
     for _, (ux, uy), _, _ in seen:
         angle = round(math.degrees(math.atan2(uy, ux))) % 180
         ways.setdefault(angle, (math.cos(math.radians(angle)), math.sin(math.radians(angle))))
     readings = []
     for ux, uy in ways.values():
-        placed = sorted(((-uy * x + ux * y), (ux * x + uy * y), size, ch) for (x, y), _, size, ch in seen)
-        lines, first, first_size = [], None, 0.0
-        for across, along, size, ch in placed:  # a line's reach: half the larger of its first character and this one
-            if not lines or across - first > LINE_SHARE * max(size, first_size):
-                lines.append([])
-                first, first_size = across, size
-            lines[-1].append((along, ch))
-        reading = "".join(ch for line in lines for _, ch in sorted(line))
-        readings += [reading, reading[::-1]]
-    return readings
+        characters = [(-uy * x + ux * y, ux * x + uy * y, size, ch) for (x, y), _, size, ch in seen]
+        readings.append("".join(ch for line in _lines(characters) for _, ch in sorted(line)))
+        for length in range(3):  # the least, the check's own and the most each run may measure
+            starts = [(-uy * x + ux * y, ux * x + uy * y - shift * lengths[length], size, words)
+                      for (x, y), _, size, words, shift, lengths in runs]
+            readings.append("".join(words for line in _lines(starts) for _, words in sorted(line)))
+    return readings + [reading[::-1] for reading in readings]
+
+
+def _lines(placed: list[tuple[float, float, float, str]]) -> list[list[tuple[float, str]]]:
+    """Characters or runs (across, along, size, text) in lines across a way: each within LINE_SHARE of the larger
+    of its line's first and its own size."""
+    lines, first, first_size = [], 0.0, 0.0
+    for across, along, size, text in sorted(placed):
+        if not lines or across - first > LINE_SHARE * max(size, first_size):
+            lines.append([])
+            first, first_size = across, size
+        lines[-1].append((along, text))
+    return lines
 
 
 def shown_text_problems(text: str) -> list[str]:
