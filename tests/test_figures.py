@@ -1014,6 +1014,25 @@ def test_text_on_a_plain_ground_over_a_paint_server_says_what_it_cannot_read():
         "bar: label it above)",)
 
 
+@pytest.mark.parametrize("value, around, size", [
+    ("xx-large", 16.0, 32.0), ("smaller", 12.0, 10.0), ("larger", 10.0, 12.0), ("2em", 10.0, 20.0),
+    ("50%", 10.0, 5.0), ("12pt", 30.0, 16.0), ("9", 30.0, 9.0), ("2rem", 16.0, None), ("1vw", 16.0, None),
+    ("big", 16.0, None), ("-3px", 16.0, None),
+])
+def test_a_font_size_is_computed_as_a_browser_computes_it_from_the_groups_around_it(value, around, size):
+    """Review of round seven (helper-16): keywords and sizes relative to a group's were read against 16 px whatever
+    the group's size (xx-large is 32 px; twenty smaller steps make a speck)."""
+    from codeproof.experiments.figures import _computed_font_size
+
+    computed = _computed_font_size(value, around)
+    assert computed == size if size is None else computed == pytest.approx(size)
+
+
+def test_a_font_size_the_check_cannot_compute_is_refused():
+    assert refusals('<text x="10" y="30" font-size="2rem">x</text>') == (
+        "<text> has the font-size '2rem', which the check cannot read as a browser does: use px, pt or em",)
+
+
 @pytest.mark.parametrize("drawing", [
     '<text x="10" y="30" font-size="14">Speed: <tspan font-weight="bold">fast</tspan><tspan> and cheap</tspan></text>',
     '<path fill="#767676" fill-rule="evenodd" d="M10 5H290V55H10Z M40 15H260V45H40Z"/>'
@@ -1032,6 +1051,8 @@ def test_text_a_browser_shows_plainly_is_kept(drawing):
      "is drawn at opacity 0.16, its own and its groups' multiplied"),
     ('<text x="10" y="30" transform="scale(.1 10)">x</text>', "is squeezed one way (the transforms around it "
      "squeeze it to 0.01 of its size the other way)"),
+    ('<g font-size="xx-small">' + '<g font-size="smaller">' * 20 + '<text x="10" y="30">x</text>' + "</g>" * 21,
+     "is drawn at font size smaller (0.23 as the groups around it make it)"),  # each smaller than the one around it
     ('<g transform="scale(0.55,1)"><text x="10" y="30">x</text></g>',  # two parts squeezed into one square: 马佥
      "is squeezed one way (the transforms around it squeeze it to 0.55 of its size the other way)"),
     ('<text x="10" y="30" transform="skewX(-88)">x</text>', "is squeezed one way (the transforms around it squeeze "
@@ -1043,8 +1064,7 @@ def test_text_faded_or_squeezed_by_what_is_around_it_is_refused(drawing, why):
 
 
 @pytest.mark.parametrize("drawing", [
-    '<text x="36" y="40" font-size="20">输出</text><g font-size="xx-small">' + '<g font-size="smaller">' * 20
-    + '<text x="76" y="40">X</text>' + "</g>" * 21 + '<text x="96" y="40" font-size="20">已验证</text>',
+
     '<text x="36" y="40" font-size="20">输出</text><text x="76" y="40" font-size="20" rotate="-90">X</text>'
     '<text x="96" y="40" font-size="20">已验证</text>',
     '<text y="40" font-size="20"><tspan x="36">输出</tspan><tspan x="136" text-anchor="end">出</tspan>已验证</text>',
@@ -1056,8 +1076,8 @@ def test_text_faded_or_squeezed_by_what_is_around_it_is_refused(drawing, why):
 ])
 def test_a_face_with_characters_hidden_among_its_own_is_refused_however_they_are_hidden(drawing):
     """Review of round seven: each hid a glyph from a reader, or moved a piece, (Chromium showed the face whole) in a
-    way the layout checks did not model: relative font sizes, a glyph's rotation, a chunk's anchor, white space a
-    browser drops, a squeezed length. Read again with other characters allowed among the face's own, the figure's words hold the
+    way the layout checks did not model: a glyph's rotation, a chunk's anchor, white space a browser drops, a
+    squeezed length. Read again with other characters allowed among the face's own, the figure's words hold the
     stamp, and that is refused whatever hid them."""
     problems = refusals(drawing)
     assert [p for p in problems if "card's face" in p] == list(problems) != [], problems

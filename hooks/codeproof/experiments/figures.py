@@ -256,6 +256,14 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     style = _attributes(element, name, prefix, problems)
     colours = {**inherited, **{key: value for key, value in element.attrib.items() if key in INHERITED},
                **{key: value for key, value in style.items() if key in INHERITED}}
+    written_size = style.get("font-size", element.get("font-size"))
+    if written_size is not None:  # a size relative to the group's (em, %, smaller) is of the group's own size
+        computed = _computed_font_size(written_size, _font_size(inherited))
+        if computed is None:
+            problems.append(f"<{name}> has the font-size {written_size[:40]!r}, which the check cannot read as a "
+                            "browser does: use px, pt or em")
+        else:
+            colours[COMPUTED_FONT_SIZE] = repr(computed)
     transform = _transform(element.get("transform", "")) if name != "tspan" else []  # Chromium ignores a tspan's
     frame = frame.within(transform)
     opacity *= _fraction({**element.attrib, **style}.get("opacity", "1"))  # a group's multiplies what it holds
@@ -308,7 +316,8 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
 
 
 INHERITED = ("fill", "stroke", "stroke-width", "stroke-linejoin", "stroke-miterlimit", "stroke-linecap", "font-size",
-             "text-anchor", "dominant-baseline", "fill-opacity", "stroke-opacity", "fill-rule", XML_SPACE)  # what a group hands
+             "text-anchor", "dominant-baseline", "fill-opacity", "stroke-opacity", "fill-rule", XML_SPACE,
+             "codeproof-font-size")  # what a group hands
 # down (opacity is not handed down: a group's multiplies what it holds, the `opacity` _clean carries)
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
@@ -577,10 +586,33 @@ Box = tuple[float, float, float, float]  # left, top, right, bottom, in the figu
 
 
 def _font_size(colours: dict[str, str]) -> float:
-    """A text's font size in its own units, as a browser reads it (px, pt, pc, em of the default...); the default
-    where none is set or it cannot be read."""
+    """A text's font size in its own units, as a browser computes it (_computed_font_size, down the groups around
+    it); read from its own font-size where nothing computed one (a <use>'s copy), else the default."""
+    if COMPUTED_FONT_SIZE in colours:
+        return float(colours[COMPUTED_FONT_SIZE])
     found = _lengths(colours.get("font-size", ""), DEFAULT_FONT_SIZE, DEFAULT_FONT_SIZE)
-    return found[0] if found else DEFAULT_FONT_SIZE
+    return found[0] if found and len(found) == 1 else DEFAULT_FONT_SIZE
+
+
+COMPUTED_FONT_SIZE = "codeproof-font-size"  # the size _clean computed, handed down with the inherited properties
+# CSS's absolute size keywords, in CSS pixels (a browser's medium is 16), and its relative ones, by how much they
+# change the size around them.
+SIZE_KEYWORDS = {"xx-small": 9, "x-small": 10, "small": 13, "medium": 16, "large": 18, "x-large": 24, "xx-large": 32,
+                 "xxx-large": 48}
+SIZE_STEPS = {"smaller": 1 / 1.2, "larger": 1.2}
+
+
+def _computed_font_size(value: str, around: float) -> float | None:
+    """A font-size as a browser computes it, where the groups around it computed `around`: a keyword, a step from
+    `around`, a length (em and % of `around`); None where it is none of these (rem, vw: what the check cannot
+    compute as a browser does)."""
+    value = value.strip().lower()
+    if value in SIZE_KEYWORDS:
+        return float(SIZE_KEYWORDS[value])
+    if value in SIZE_STEPS:
+        return around * SIZE_STEPS[value]
+    found = _lengths(value, around, around)
+    return found[0] if found and len(found) == 1 and found[0] >= 0 else None
 
 
 def _text_box(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> Box:
@@ -1208,7 +1240,10 @@ def _hides_text(colours: dict[str, str], attributes: dict[str, str], text: str, 
     which may be empty), or squeezed to nothing (where it is drawn: _positions)."""
     size, box = colours.get("font-size"), frame.size
     if size is not None and _font_size(colours) < max(1, MIN_TEXT_SHARE * box):
-        return f"is drawn at font size {size}"
+        computed = _font_size(colours)
+        written = _lengths(size, DEFAULT_FONT_SIZE, DEFAULT_FONT_SIZE)
+        return f"is drawn at font size {size}" + ("" if written == [computed] else
+                                                   f" ({computed:.2g} as the groups around it make it)")
     fill = colours.get("fill", "")
     colour = tinycss2.color3.parse_color(fill) if fill else None
     if fill.strip().lower() in ("none", "transparent") or colour is not None and colour != "currentColor" \
