@@ -171,14 +171,22 @@ FACE_CHARACTERS = frozenset(FIRST_CHARACTERS | {chr(form) for form, folded in FA
 HAN_VARIANTS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\U0002f800-\U0002fa1f]")
 
 
+def _face_compact(text: str) -> str | None:
+    """`text` as faces are looked for in it: look-alikes folded, parts joined, upper case, nothing but word
+    characters and line breaks; None for most text, which holds no character a face begins with."""
+    if FACE_CHARACTERS.isdisjoint(text) and not HAN_VARIANTS_RE.search(text):
+        return None
+    compact = NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper()
+    return FACE_PARTS_RE.sub(lambda parts: FACE_PARTS[parts.group()], compact)
+
+
 def card_face(text: str) -> str | None:
     """The part of a card's face that a reader would see in `text`, however spaced, split by markup (the text is
     given joined) or written (look-alike letters, traditional Han): the stamp's wording, a label followed by its
     kind (源码 REAL SOURCE), or None."""
-    if FACE_CHARACTERS.isdisjoint(text) and not HAN_VARIANTS_RE.search(text):  # most text: no face can be there
+    compact = _face_compact(text)
+    if compact is None:
         return None
-    compact = NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper()
-    compact = FACE_PARTS_RE.sub(lambda parts: FACE_PARTS[parts.group()], compact)
     if STAMP_WORDS in compact:
         return STAMP_WORDS
     return next((f"{label} {kind.name}" for kind, label in CARD_LABELS.items()
@@ -194,10 +202,9 @@ def card_face_among(text: str) -> str | None:
     another, squeezed), however the drawing hides them; or None. Only the stamp, which says a run was verified: a
     label and its kind with words between are a bilingual caption (实验结果 Experiment results, 图 1 Figure 1), and
     more than two characters between the stamp's own are a sentence (输出层已冻结，验证集…)."""
-    if FACE_CHARACTERS.isdisjoint(text) and not HAN_VARIANTS_RE.search(text):
+    compact = _face_compact(text)
+    if compact is None:
         return None
-    compact = FACE_PARTS_RE.sub(lambda parts: FACE_PARTS[parts.group()],
-                                NOT_WORD_RE.sub("", skeleton(text).translate(FACE_FOLD)).upper())
     for start in (n for n, ch in enumerate(compact) if ch == STAMP_WORDS[0]):
         at, found = start, 0  # the earliest match from `start` has the fewest characters between
         while at < len(compact) and found < len(STAMP_WORDS) and at - start - found <= HIDDEN_IN_STAMP:

@@ -35,6 +35,7 @@ FIGURE_CAP = 2 * 1024 * 1024  # bytes of one figure file: more is no drawing a p
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+COMPUTED_FONT_SIZE = "codeproof-font-size"  # the size _clean computed, handed down with the inherited properties
 DROPPED = {"metadata", "title", "desc", "style"}  # what a page does not need: data, names, and a style sheet
 # (matplotlib's `*{stroke-linejoin: round}`), which inline would restyle the whole page
 ELEMENTS = {"svg", "g", "defs", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan",
@@ -274,6 +275,7 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
     if colours.get("stroke") != "none":  # a text's fill is seen against what lies below each of its characters
         _contrast(colours.get("stroke", ""), "stroke", name, problems)  # (_Over.text)
     textual = name in ("text", "tspan")
+    faded = opacity * _fraction(colours.get("fill-opacity", "1"))  # a text's fill, its own and its groups' opacity
     if name == "text":
         _shown_spaces(element, colours.get(XML_SPACE) == "preserve")
     own_text = (element.text or "") + "".join(child.tail or "" for child in element)  # a tspan's tail is its parent's
@@ -284,7 +286,6 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
         start, off, runs = _positions(element, start, frame, size, anchor,
                                       colours.get("dominant-baseline", "auto").strip().lower())
         placed += [(y, x, words) for y, x, words, _, _ in runs]
-        faded = opacity * _fraction(colours.get("fill-opacity", "1"))
         for _, _, words, x, y in runs:
             problems += over.text(name, frame, (x, y), words, size, anchor, colours.get("fill", ""), faded)
     elif name in SHAPES and not undrawn:  # a clip or a mask leaves some of it painted: checked as if whole
@@ -309,15 +310,14 @@ def _clean(element: Element, prefix: str, problems: list[str], inherited: dict[s
             if textual and child.tail:
                 drawn = frame.point(*went_on)
                 placed.append((drawn[1], drawn[0], child.tail))
-                problems += over.text(name, frame, went_on, child.tail, size, anchor, colours.get("fill", ""),
-                                      opacity * _fraction(colours.get("fill-opacity", "1")))
+                problems += over.text(name, frame, went_on, child.tail, size, anchor, colours.get("fill", ""), faded)
                 start = (went_on[0] + _along(child.tail, size, anchor)[-1], went_on[1])
     return start
 
 
 INHERITED = ("fill", "stroke", "stroke-width", "stroke-linejoin", "stroke-miterlimit", "stroke-linecap", "font-size",
              "text-anchor", "dominant-baseline", "fill-opacity", "stroke-opacity", "fill-rule", XML_SPACE,
-             "codeproof-font-size")  # what a group hands
+             COMPUTED_FONT_SIZE)  # what a group hands
 # down (opacity is not handed down: a group's multiplies what it holds, the `opacity` _clean carries)
 NOT_DRAWN = {"defs", "pattern", "clipPath", "mask"}  # what they hold is drawn only through a reference, if at all
 MIN_OPACITY = 0.2  # below it, text is a faint smudge: what it says could split what a reader reads
@@ -594,7 +594,6 @@ def _font_size(colours: dict[str, str]) -> float:
     return found[0] if found and len(found) == 1 else DEFAULT_FONT_SIZE
 
 
-COMPUTED_FONT_SIZE = "codeproof-font-size"  # the size _clean computed, handed down with the inherited properties
 # CSS's absolute size keywords, in CSS pixels (a browser's medium is 16), and its relative ones, by how much they
 # change the size around them.
 SIZE_KEYWORDS = {"xx-small": 9, "x-small": 10, "small": 13, "medium": 16, "large": 18, "x-large": 24, "xx-large": 32,
@@ -622,15 +621,8 @@ def _text_box(frame: _Frame, x: float, y: float, words: str, size: float, anchor
     return _bounds([frame.point(x + u, y - v * size) for u in (edges[0], edges[-1]) for v in GLYPH_BAND])
 
 
-def _cells(frame: _Frame, x: float, y: float, words: str, size: float, anchor: str) -> list[tuple[float, float]]:
-    """The middle of each character of a run of text (widths as _text_box takes them, half-way up a lower-case
-    letter), in the figure's units."""
-    edges = _along(words, size, anchor)
-    return [frame.point(x + (one + other) / 2, y - CELL_HEIGHT * size) for one, other in zip(edges, edges[1:])]
-
-
 # Where a character's body is looked at for what lies below it: (a share of its width from its middle, a share of
-# its size above its baseline): its middle, either side of it, low and high.
+# its size above its baseline): its middle (half-way up a lower-case letter) first, either side of it, low and high.
 SPOTS = ((0.0, CELL_HEIGHT), (-0.25, CELL_HEIGHT), (0.25, CELL_HEIGHT), (0.0, 0.1), (0.0, 0.55))
 
 
@@ -642,35 +634,35 @@ def _spots(frame: _Frame, x: float, y: float, words: str, size: float, anchor: s
             for one, other in zip(edges, edges[1:])]
 
 
-SPACE_WIDTH = 0.3  # a space's width, in font sizes (about a quarter to a third, in the page's fonts)
+def _kind(ch: str) -> str:
+    """What a character is as far as its width goes: one that draws nothing of its own (a joiner, a combining mark,
+    a variation selector), a space, East Asian wide, or narrow."""
+    if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return "zero"
+    if ch == " ":
+        return "space"
+    return "wide" if unicodedata.east_asian_width(ch) in "WF" else "narrow"
+
+
+# Each kind's width in font sizes: the least and the most a reader's font may draw it (a figure's text is drawn in
+# the page's font, which is the reader's system's), and what the checks take it as (a narrow one NARROW_WIDTH).
+WIDTHS = {"zero": (0.0, 0.0, 0.0), "space": (0.15, 0.3, 0.4), "wide": (0.8, 1.0, 1.05),
+          "narrow": (0.15, NARROW_WIDTH, 1.05)}
 
 
 def _width(ch: str) -> float:
-    """A character's width in font sizes, as the checks take it: none if it draws nothing of its own (a joiner, a
-    combining mark, a variation selector), a whole size if East Asian wide, SPACE_WIDTH for a space, else
-    NARROW_WIDTH."""
-    if _zero_width(ch):
-        return 0.0
-    if ch == " ":
-        return SPACE_WIDTH
-    return 1.0 if unicodedata.east_asian_width(ch) in "WF" else NARROW_WIDTH
+    """A character's width in font sizes, as the checks take it (WIDTHS)."""
+    return WIDTHS[_kind(ch)][1]
 
 
 def _zero_width(ch: str) -> bool:
-    return unicodedata.category(ch) in ("Mn", "Me", "Cf")
-
-
-# The narrowest and widest a character may be drawn in a reader's font, in font sizes (a figure's text is drawn in
-# the page's font, which is the reader's system's): what a run's length may be, where its anchor is its middle or
-# its end.
-WIDTH_RANGE = {"zero": (0.0, 0.0), "space": (0.15, 0.4), "wide": (0.8, 1.05), "narrow": (0.15, 1.05)}
+    return _kind(ch) == "zero"
 
 
 def _widths(words: str) -> tuple[float, float]:
-    """The least and the most a run of characters may measure, in font sizes (WIDTH_RANGE)."""
-    kinds = ["zero" if _zero_width(ch) else "space" if ch == " " else
-             "wide" if unicodedata.east_asian_width(ch) in "WF" else "narrow" for ch in words]
-    return sum(WIDTH_RANGE[kind][0] for kind in kinds), sum(WIDTH_RANGE[kind][1] for kind in kinds)
+    """The least and the most a run of characters may measure, in font sizes (WIDTHS)."""
+    kinds = [_kind(ch) for ch in words]
+    return sum(WIDTHS[kind][0] for kind in kinds), sum(WIDTHS[kind][2] for kind in kinds)
 
 
 def _along(words: str, size: float, anchor: str) -> list[float]:
@@ -725,8 +717,8 @@ class _Over:
         image's pixels (2:1: text on a shape of its own colour is unseen, as text painted over is)."""
         if not words.strip():  # white space between a text's <tspan>s (matplotlib's mathtext) draws nothing
             return []
-        cells = _cells(frame, *at, words, size, anchor)
         spots = _spots(frame, *at, words, size, anchor)
+        cells = [around[0] for around in spots]  # each character's middle (SPOTS' first)
         (x0, y0), (x1, y1) = frame.point(*at), frame.point(at[0] + 1, at[1])
         length = math.hypot(x1 - x0, y1 - y0) or 1.0
         way = ((x1 - x0) / length, (y1 - y0) / length)
@@ -1120,16 +1112,6 @@ def _resolved(paint: Paint, scheme: str) -> tuple[float, float, float, float]:
 def _over(colour: tuple[float, float, float, float], below: tuple[float, float, float]) -> tuple[float, float, float]:
     """A colour with its alpha laid over another."""
     return tuple(colour[3] * one + (1 - colour[3]) * other for one, other in zip(colour[:3], below))
-
-
-@functools.lru_cache(maxsize=1024)  # a figure's shapes share a few colours
-def _paints(value: str) -> bool:
-    """A fill or stroke draws something (a colour not transparent, or a paint server's url())."""
-    value = value.strip().lower()
-    if value in ("none", "transparent"):
-        return False
-    colour = tinycss2.color3.parse_color(value)
-    return colour is None or colour == "currentColor" or colour.alpha >= MIN_OPACITY
 
 
 def _paths_meet(outlines: list[list[tuple[float, float]]], box: Box, reach: float, filled: bool) -> bool:
