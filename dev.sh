@@ -188,21 +188,16 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
   fi
   echo "dev.sh: installed in $((SECONDS - started)) s" >&2
   # A first build's pinned release archive downloads while MkDocs starts; the build waits for it (codeproof.fetch).
-  # By python3's pip where it has one (byte-compiled; .venv's is not yet), else by .venv's.
   case "${1:-}" in
-    build|serve)
-      pip_python=$(command -v python3)
-      python3 -c 'import pip' 2>/dev/null || pip_python=
-      "$venv/bin/python" -B -m codeproof.fetch ${pip_python:+--pip "$pip_python"} </dev/null >/dev/null & ;;
+    build|serve) "$venv/bin/python" -B -m codeproof.fetch </dev/null >/dev/null & ;;
   esac
   if [ -n "$compile" ]; then
     record_venv "$want"
   else
     # One process on one core, at the lowest priority (the build comes first), holding the lock that the next
     # dev.sh waits on; then .venv is recorded as made. First what the build runs first beside its own process (which
-    # compiles in memory what has no .pyc yet): the pip that downloads the pinned release archive (a second and a
-    # half sooner compiled), the cross-referencing workers, the experiments' runs (python -B). Its log, with the
-    # DeprecationWarnings that compiling third-party code gives, is kept in the user's cache.
+    # compiles in memory what has no .pyc yet): the cross-referencing workers, the experiments' runs (python -B).
+    # Its log, with the DeprecationWarnings that compiling third-party code gives, is kept in the user's cache.
     # It records .venv only if no file but bytecode came into it meanwhile (a checkout then, say); a folder's time
     # changes as its __pycache__ is made, so folders are left out of that comparison.
     purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
@@ -211,7 +206,7 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
     exec 9>"$state/.venv.compiling"
     flock 9
     (
-      for first in pip parso jedi numpy matplotlib autograd PIL fontTools kiwisolver contourpy ""; do
+      for first in parso jedi numpy matplotlib autograd PIL fontTools kiwisolver contourpy ""; do
         nice -n 19 "$venv/bin/python" -m compileall -q -j 1 --invalidation-mode timestamp "$purelib/$first"
       done && [ "$(files_but_bytecode)" = "$installed" ] && record_venv "$want"
     ) </dev/null >"$state/compile.log" 2>&1 &

@@ -34,7 +34,7 @@ GOAL = 20.0  # seconds to a built site with uv (the median of the runs)
 VARIANTS = {"uv": {}, "pip": {"DEV_SH_NO_UV": "1"}}
 # Where a part starts and ends in the log: (part, the line that starts it, the line that ends it; None: the next line).
 PARTS = [("install", None, r"^dev\.sh: installed in "),
-         ("archive download (beside MkDocs' set-up)", r"downloading \S+ from PyPI", r"downloaded \S+ in "),
+         ("archive download (beside MkDocs' set-up)", r"downloading \S+ from the package index", r"downloaded \S+ in "),
          ("cross-referencing", r"cross-referencing \d+ files with jedi", r"^INFO(?!.*cross-referencing)"),
          ("MkDocs build, all of it", r"^dev\.sh: installed in ", r"Documentation built in ")]
 

@@ -7,6 +7,9 @@ hold the function by name), so every caller in the process gets the mutant."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+
 
 def _tables_off() -> None:
     from codeproof.site import tables
@@ -34,12 +37,31 @@ def _sandbox_off() -> None:
 
     # "bwrap" runs the script as it is, and so does the probe of bwrap (sandbox.bwrap_works): it passes anywhere.
     # The run's folder is then where the build made it, its work folder alone is counted, and it runs as the build.
-    runner.bwrap_command = sandbox.bwrap_command = lambda given, hidden=(), readable=(), tmp_bytes=0: []
+    runner.bwrap_command = sandbox.bwrap_command = lambda given, hidden=(), readable=(), tmp_bytes=0, writable=(): []
     runner.ExperimentRunner._inside = lambda self, run_dir: str(run_dir)
     runner.COUNTED, runner.NOBODY = (), 0
 
 
-SWITCHES = {"tables": _tables_off, "guard": _guard_off, "tolerance": _tolerance_off, "sandbox": _sandbox_off}
+def _matrix_lock_off() -> None:
+    from codeproof.experiments import matrix
+
+    matrix._hold_to_record = lambda environment, pins, wrong: None  # any pin with a hash passes, as before issue 50
+
+
+def _matrix_on_host() -> None:
+    from codeproof.experiments import matrix
+
+    # What an environment holds asked of its own interpreter, with its site-packages (and their .pth), on the host.
+    def ask(environment, base, packages):
+        done = subprocess.run([str(packages.parents[2] / "bin" / "python"), "-I", "-c", matrix.ASK, str(packages)],
+                              capture_output=True, text=True, timeout=60)
+        return json.loads(done.stdout)
+
+    matrix._ask = ask
+
+
+SWITCHES = {"tables": _tables_off, "guard": _guard_off, "tolerance": _tolerance_off, "sandbox": _sandbox_off,
+            "matrix_lock": _matrix_lock_off, "matrix_host": _matrix_on_host}
 
 
 def pytest_addoption(parser):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -244,8 +245,12 @@ def test_run_reports_each_outputs_change_in_each_environment_of_the_matrix_too(s
         {"python": "3.12", "packages": ["numpy==1.26.4"], "lock": "a.lock"},
         {"python": "3.99", "packages": ["numpy==1.26.4"], "lock": "b.lock"}]}}
     config.write_text(yaml.safe_dump(data))
-    facts = json.loads(subprocess.run([other, "-I", "-c", ASK], capture_output=True, text=True, check=True).stdout)
-    interpreter = Interpreter(other, tuple(dict.fromkeys(facts.pop("roots"))), facts)
+    packages = subprocess.run([other, "-I", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    facts = json.loads(subprocess.run([other, "-I", "-S", "-c", ASK, packages], capture_output=True, text=True,
+                                      check=True).stdout)
+    interpreter = Interpreter(other, tuple(dict.fromkeys([facts.pop("base"), os.path.dirname(os.path.realpath(other))])),
+                              facts)
 
     def made(environment, cache_dir):
         if environment.python == "3.99":

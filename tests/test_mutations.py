@@ -1,5 +1,5 @@
 """Every named safeguard has a test that catches it switched off (tests/mutations.py): with the mutation on,
-the tests marked for it fail; the whole suite (mutation off) passes them. All four in well under a minute."""
+the tests marked for it fail; the whole suite (mutation off) passes them. All six in well under a minute."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from mutations import SWITCHES
 
 # Where each switch's marked tests live: only these files are collected for it, to stay fast.
 FILES = {"tables": ["tests/test_tables.py"], "guard": ["tests/test_guard.py"],
-         "tolerance": ["tests/test_tolerance.py"], "sandbox": ["tests/test_containment.py"]}
+         "tolerance": ["tests/test_tolerance.py"], "sandbox": ["tests/test_containment.py"],
+         "matrix_lock": ["tests/test_matrix.py"], "matrix_host": ["tests/test_matrix_containment.py"]}
 
 
 def test_every_switch_has_its_files():

@@ -6,25 +6,20 @@ import logging
 import hashlib
 import io
 import os
-import re
-import sys
 import tarfile
 import threading
 
 import pytest
-import yaml
 
 from codeproof.series.config import load_series
 from codeproof.__main__ import main
 from codeproof.series.config import Baseline
 from codeproof.quotes.lock import Lock, LockFileError, SourceError, git_blob_sha1
-from codeproof import fetch
 from codeproof.quotes import providers
 from codeproof.quotes.providers import GitProvider, ProviderUnavailable, SdistProvider, release_files
 from codeproof.quotes.sources import SourceStore, default_store
 from codeproof.common.structure import FileRef
 from conftest import ROOT, git
-from fixture_site import make_site
 from upstream import MODULE_V1, MODULE_V2, make_upstream
 
 
@@ -373,7 +368,7 @@ def test_a_prefetched_archive_is_downloaded_once_and_read_by_the_build(tmp_path,
     baseline = Baseline("fixture/upstream", "a" * 40, "0", "fixture==0", hashlib.sha256(data).hexdigest())
     downloads, started, release = [], threading.Event(), threading.Event()
 
-    def download(pin, archive, sha256, timeout=300, python=sys.executable):
+    def download(pin, archive, sha256, timeout=120):
         downloads.append(pin)
         started.set()
         release.wait(10)  # still downloading when the build reads
@@ -393,62 +388,20 @@ def test_a_prefetch_that_fails_is_said_by_the_builds_own_read_and_raises_nothing
     baseline = Baseline("fixture/upstream", "a" * 40, "0", "fixture==0", "0" * 64)
     downloads, unhandled = [], []
 
-    def download(pin, archive, sha256, timeout=300, python=sys.executable):
+    def download(pin, archive, sha256, timeout=120):
         downloads.append(pin)
-        raise ProviderUnavailable("pip download fixture==0: no matching distribution")
+        raise ProviderUnavailable("fixture==0: the index lists no source archive of fixture==0")
 
     monkeypatch.setattr(providers, "download_sdist", download)
     monkeypatch.setattr(threading, "excepthook", unhandled.append)  # else printed as a traceback
     provider = SdistProvider(baseline, tmp_path / ".cache")
     provider.prefetch()
-    with pytest.raises(ProviderUnavailable, match="^pip download fixture==0: no matching distribution$"):
+    with pytest.raises(ProviderUnavailable, match="^fixture==0: the index lists no source archive of fixture==0$"):
         provider.fetch(FileRef("fixture/upstream", "a" * 40, "pkg/mod.py"))
     for thread in threading.enumerate():
         if thread.name == "codeproof-prefetch":
             thread.join(10)
     assert downloads == ["fixture==0"] and unhandled == []  # tried once, by whichever came first
-
-
-@pytest.fixture
-def pinned_site(tmp_path, monkeypatch):
-    """The fixture site with a release archive pinned, and the downloads asked of pip: (pin, python)."""
-    site = make_site(tmp_path)
-    data = make_sdist(tmp_path, {"pkg/mod.py": MODULE_V1.encode()})
-    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
-    config["extra"]["series"]["baseline"].update({"sdist": "fixture==0", "sdist_sha256": hashlib.sha256(data).hexdigest()})
-    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True))
-    downloads = []
-
-    def download(pin, archive, sha256, timeout=300, python=sys.executable):
-        downloads.append((pin, python))
-        if python == "/no/pip":
-            raise ProviderUnavailable("pip download fixture==0: /no/pip: No module named pip")
-        archive.parent.mkdir(parents=True, exist_ok=True)
-        archive.write_bytes(data)
-
-    monkeypatch.setattr(providers, "download_sdist", download)
-    return site, downloads
-
-
-def test_fetch_downloads_the_pinned_archive_with_the_pip_it_is_given_and_the_build_reads_it(pinned_site, capsys):
-    site, downloads = pinned_site
-    assert fetch.main(["--pip", "/usr/bin/python3", str(site.root / "mkdocs.yml")]) == 0
-    assert downloads == [("fixture==0", "/usr/bin/python3")]
-    said = capsys.readouterr().err.splitlines()
-    assert said[0] == ("codeproof.fetch: downloading fixture==0 from PyPI: the pinned files are read from this release "
-                       "archive (its SHA-256 pinned; once: then it is in the cache)")
-    assert re.fullmatch(r"codeproof\.fetch: downloaded fixture==0 in \d+\.\d s", said[1]) and len(said) == 2
-    series = load_series(site.root / "mkdocs.yml")
-    store = default_store(series)
-    assert store.tree(series.baseline.repo, series.baseline.commit, "pkg")["pkg/mod.py"] == MODULE_V1.encode()
-    assert len(downloads) == 1  # the build found it in the cache
-
-
-def test_fetch_that_cannot_download_says_so_in_a_line_and_leaves_it_to_the_build(pinned_site, capsys):
-    site, downloads = pinned_site
-    assert fetch.main(["--pip", "/no/pip", str(site.root / "mkdocs.yml")]) == 1
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        "codeproof.fetch: not fetched (pip download fixture==0: /no/pip: No module named pip); the build tries again")
 
 
 def test_a_directory_in_the_archive_is_named(sdist):

@@ -31,6 +31,7 @@ from codeproof.series.rewrite import rewrite_post
 from codeproof.series.scaffold import new_post
 from codeproof.series.model import read_series
 from codeproof.common.inlinecode import read_code
+from codeproof.common.yamledit import with_mapping
 from codeproof.series.spans import MarkdownSetup, rendered_words
 from codeproof.site.sourcepages import package_files
 from codeproof.quotes.lock import SourceError, git_blob_sha1
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "lock":
             return lock(series, posts, worded, setup)
         if args.command == "lock-matrix":
-            return lock_matrix(series)
+            return lock_matrix(series, args.config)
         if args.command == "new":
             return new(series, args.config, docs, model, args)
         if args.command == "drift":
@@ -412,14 +413,24 @@ def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> in
     return 1 if failures else 0
 
 
-def lock_matrix(series) -> int:
-    """Write each matrix environment's hashed lock from its pins."""
+def lock_matrix(series, config_file: Path) -> int:
+    """Write each matrix environment's hashed lock from its pins, and record in mkdocs.yml what it holds (`locked`:
+    each pin with the SHA-256 of its hashes), which the lock is then held to."""
     uv = uv_command()
     if uv is None:
         raise CodeproofError("lock-matrix needs uv", "run it through ./dev.sh lock-requirements")
-    for environment in series.matrix.environments:
-        write_lock(environment, uv)
-        print(f"locked {environment.name} in {environment.lock.relative_to(series.root)}")
+    text = config_file.read_bytes().decode("utf-8")  # edited as it is: each line keeps its own break
+    for index, environment in enumerate(series.matrix.environments):
+        locked = write_lock(environment, uv)
+        try:
+            text = with_mapping(text, ("extra", "series", "experiments", "matrix", "environments", index, "locked"),
+                                locked)
+        except ValueError as error:
+            raise CodeproofError(f"{config_file.name}: {error}", "write each environment of "
+                                 "extra.series.experiments.matrix as one `key: value` per line, then lock again") from None
+        print(f"locked {environment.name} in {environment.lock.relative_to(series.root)}: "
+              f"{', '.join(locked)} (recorded in {config_file.name})")
+    write_atomically(config_file, text.encode("utf-8"))
     return 0
 
 

@@ -13,7 +13,7 @@ from typing import Iterable
 from codeproof.common.structure import Block, Checked, ParsedPost, Problem
 from codeproof.engine import Engine
 from codeproof.experiments.compare import normalize
-from codeproof.experiments.matrix import MatrixError, label, make
+from codeproof.experiments.matrix import MatrixError, label, make, matrix_problem
 from codeproof.experiments.runner import ExperimentRunner
 
 SAME, WITHIN, DIFFERS, FAILS = "same", "same within its tolerance", "differs", "fails"
@@ -38,7 +38,7 @@ def run_matrix(engine: Engine, posts: list[ParsedPost], built: dict[int, Checked
         try:
             interpreter = make(environment, series.cache_dir)
         except MatrixError as error:
-            problems.append(Problem(config_name, environment.line, str(error), hint=error.hint))
+            problems.append(matrix_problem(error, series.root, config_name, environment.line))
             continue
         runner = ExperimentRunner(series.root, series.cache_dir, series.experiment_timeout, series.output_cap,
                                   use_cache=False, limits=series.limits, budgets=series.budgets, interpreter=interpreter)

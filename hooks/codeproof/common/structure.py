@@ -225,6 +225,9 @@ class MatrixEnvironment:
     packages: tuple[str, ...]  # pins, "numpy==1.26.4"
     lock: Path  # its hashed lock (./dev.sh lock-requirements writes it)
     line: int = 1  # where mkdocs.yml lists it
+    # What the pins resolved to when the lock was written (`locked` in mkdocs.yml): (pin, the SHA-256 of its
+    # hashes), each pin the lock holds; the lock must hold exactly these.
+    locked: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:

@@ -82,14 +82,55 @@ def with_values(text: str, path: tuple[str, ...], values: dict[str, str]) -> str
     return result
 
 
+def with_mapping(text: str, path: tuple, entries: dict[str, str]) -> str:
+    """The text with the setting at `path` (keys and list indexes) set to a block mapping of these strings, one
+    entry a line, in place of what it held (or added after its mapping's last line). ValueError when that cannot be
+    done in place; the result is read back and checked."""
+    parent = _node_at(yaml.compose(text, Loader=yaml.SafeLoader), path[:-1])
+    if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
+        raise ValueError(f"{path[:-1]} is not a mapping written one setting per line")
+    lines = _lines(text)
+    indent = " " * parent.value[0][0].start_mark.column
+    found = next(((key, node) for key, node in parent.value if key.value == path[-1]), None)
+    if found is None:  # after the mapping's last line
+        first = last = _end(parent)
+    else:
+        key, node = found
+        first, last = key.start_mark.line, _end(node)
+    end = lines[max(first - 1, 0)][1] or "\n"  # the new lines break as the line before them does
+    if not lines[first - 1][1]:
+        lines[first - 1][1] = end
+    written = [[f"{indent}{path[-1]}:", end]] + [[f"{indent}  {key}: {json.dumps(value)}", end]
+                                                 for key, value in entries.items()]
+    lines[first:last] = written
+    result = _joined(lines)
+    after = _node_at(yaml.compose(result, Loader=yaml.SafeLoader), path)
+    if not isinstance(after, yaml.MappingNode) or {k.value: v.value for k, v in after.value} != entries:
+        raise ValueError(f"{path} could not be set in place")
+    return result
+
+
+def _end(node) -> int:
+    """The line after a node's last character (a block collection ends where what follows it starts: at its last
+    value's end)."""
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and not node.flow_style and node.value:
+        last = node.value[-1]
+        return _end(last[1] if isinstance(last, tuple) else last)
+    return node.end_mark.line + (node.end_mark.column != 0)
+
+
 def _plain(node) -> bool:
     """A scalar YAML resolved itself (an int, a float, a plain string): no explicit tag such as !ENV."""
     return node.tag.startswith("tag:yaml.org,2002:")
 
 
 def _node_at(node, path: tuple):
+    """The node at `path`: keys of mappings and indexes of lists; None when there is none."""
     for key in path:
-        if not isinstance(node, yaml.MappingNode):
+        if isinstance(key, int) and isinstance(node, yaml.SequenceNode):
+            node = node.value[key] if 0 <= key < len(node.value) else None
+        elif isinstance(node, yaml.MappingNode):
+            node = next((value for k, value in node.value if k.value == key), None)
+        else:
             return None
-        node = next((value for k, value in node.value if k.value == key), None)
     return node

@@ -92,9 +92,10 @@ def interpreter_paths() -> tuple[str, ...]:
 
 
 def bwrap_command(given: Path, hidden: tuple[Path, ...] = (), readable: tuple[Path, ...] = (),
-                  tmp_bytes: int = 512 << 20) -> list[str]:
+                  tmp_bytes: int = 512 << 20, writable: tuple[Path, ...] = ()) -> list[str]:
     """The sandbox: the system's programs and libraries and the interpreter (and `readable`, e.g. another
-    commit's package for drift --run), read-only; the run's `given` folder, read-only at INSIDE/given; a private
+    commit's package for drift --run), read-only, but `writable` folders (a matrix environment while it is
+    byte-compiled in it); the run's `given` folder, read-only at INSIDE/given; a private
     /tmp (in memory, of at most `tmp_bytes`: the run's work folder lies there), /dev (read-only but for /dev/shm,
     of SHM_BYTES) and /proc (a PID namespace: no other process visible); / read-only; no network, no IPC, no other
     namespace shared, a session of its own. `hidden` files (the cache's key), where they are among what it sees,
@@ -117,7 +118,7 @@ def bwrap_command(given: Path, hidden: tuple[Path, ...] = (), readable: tuple[Pa
     # bwrap makes the folders leading to a bound path (/etc, /root, ...) readable by root alone: made first
     # (mode 755), NOBODY may pass. Those inside a bound folder are that folder's own.
     bound = [system[i + 2] for i, arg in enumerate(system) if arg == "--ro-bind"]
-    leading = dict.fromkeys(str(folder) for path in (*bound, *seen) for folder in reversed(Path(path).parents)
+    leading = dict.fromkeys(str(folder) for path in (*bound, *seen, *map(str, writable)) for folder in reversed(Path(path).parents)
                             if str(folder) not in ("/", "/tmp") and not any(folder.is_relative_to(b) for b in bound))
     namespaces = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if os.geteuid() == 0 else
@@ -130,6 +131,7 @@ def bwrap_command(given: Path, hidden: tuple[Path, ...] = (), readable: tuple[Pa
             # then what lies in /tmp (a venv) is bound over that memory, and counts none of it
             *[arg for folder in leading for arg in ("--dir", folder)], *system,
             *[arg for path in seen for arg in ("--ro-bind", path, path)],
+            *[arg for path in map(str, writable) for arg in ("--bind", path, path)],
             "--perms", "1777", "--dir", INSIDE,  # the supervisor, NOBODY in a root build, makes work/ there
             "--ro-bind", str(given), f"{INSIDE}/given", *hide, "--remount-ro", "/dev", "--remount-ro", "/",
             "--chdir", INSIDE, "--"]

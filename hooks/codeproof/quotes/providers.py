@@ -1,5 +1,5 @@
-"""The providers of pinned upstream files: git (`GitProvider`) and the release archive from PyPI
-(`SdistProvider`), both what the store asks through `Provider`. Each proves the bytes it gives (git's object
+"""The providers of pinned upstream files: git (`GitProvider`) and the release archive from the package index
+(`SdistProvider`, fetched by `index.py`), both what the store asks through `Provider`. Each proves the bytes it gives (git's object
 checks, the archive's pinned SHA-256); the store then proves them against the lock."""
 
 from __future__ import annotations
@@ -8,10 +8,8 @@ import difflib
 import hashlib
 import io
 import logging
-import os
 import re
 import subprocess
-import sys
 import tarfile
 import tempfile
 import threading
@@ -24,6 +22,7 @@ from codeproof.series.config import SHA_RE, Baseline, normal_path
 from codeproof.common.filesystem import holding
 from codeproof.common.gitrun import run_git
 from codeproof.common.structure import FileRef
+from codeproof.quotes.index import IndexUnavailable, fetch_release_archive
 from codeproof.quotes.lock import SourceError, git_blob_sha1
 
 log = logging.getLogger("mkdocs.codeproof.sources")  # shown by MkDocs; info only, so --strict is unaffected
@@ -205,7 +204,7 @@ class GitProvider:
 
 
 class SdistProvider:
-    """The release archive from PyPI, which holds the baseline commit's files. It is kept as
+    """The release archive from the package index (PyPI's), which holds the baseline commit's files. It is kept as
     downloaded, its SHA-256 is checked against the pin in mkdocs.yml every time it is opened, and
     files are read out of the verified archive itself, never from an unpacked tree."""
 
@@ -215,9 +214,8 @@ class SdistProvider:
     def where(self, ref: FileRef) -> str:  # the archive holds the package's files, not every file of the commit
         return f"{ref.repo} {self.baseline.version}'s release archive ({self.baseline.sdist}, the files of {ref.commit[:7]})"
 
-    def __init__(self, baseline: Baseline, cache_dir: Path, timeout: float = 300, pip_python: str = sys.executable):
+    def __init__(self, baseline: Baseline, cache_dir: Path, timeout: float = 120):
         self.baseline = baseline
-        self.pip_python = pip_python  # whose pip downloads it (codeproof.fetch: one whose pip is byte-compiled)
         self.folder = cache_dir / "sdist"
         self.archive = self.folder / (baseline.sdist.replace("==", "-") + ".tar.gz")
         self.timeout = timeout
@@ -287,51 +285,37 @@ class SdistProvider:
     def _download(self) -> None:
         if self._failure:
             raise ProviderUnavailable(self._failure)
-        log.info(f"downloading {self.baseline.sdist} from PyPI: the pinned files are read from this release archive "
+        log.info(f"downloading {self.baseline.sdist} from the package index: the pinned files are read from this release archive "
                  "(its SHA-256 pinned; once: then it is in the cache)")
         started = time.monotonic()
         try:
-            download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout, self.pip_python)
+            download_sdist(self.baseline.sdist, self.archive, self.baseline.sdist_sha256, self.timeout)
         except ProviderUnavailable as error:
             self._failure = str(error)
             raise
         log.info(f"downloaded {self.baseline.sdist} in {time.monotonic() - started:.1f} s")
 
 
-def download_sdist(pin: str, archive: Path, sha256: str | None, timeout: float = 300,
-                   python: str = sys.executable) -> None:
-    """The pip of `python` downloads the sdist of `pin` (name==version) to `archive`; with `sha256`, pip itself
-    refuses an archive of other bytes. ProviderUnavailable saying why when it cannot."""
-    archive.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=archive.parent) as tmp:
-        requirement = Path(tmp) / "requirement.txt"
-        requirement.write_text(f"{pin} --hash=sha256:{sha256}\n" if sha256 else f"{pin}\n")
-        # Only the release itself as an sdist: `--no-binary :all:` would reach the build backend that pip
-        # installs to read the sdist's metadata, and build it and its dependencies from source (30 s).
-        release = pin.partition("==")[0]  # a pin, name==version (config.PIN_RE)
-        cmd = [python, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", release,
-               *(["--require-hashes"] if sha256 else []), "--retries", "1", "--timeout", "20", "--dest", tmp,
-               "-r", str(requirement)]
-        try:
-            done = subprocess.run(cmd, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            done = None
-        archives = sorted(Path(tmp).glob("*.tar.gz"))
-        if done is None or done.returncode != 0 or len(archives) != 1:
-            tail = (done.stderr.decode(errors="replace").strip().splitlines() or ["?"])[-1] if done else "timed out"
-            raise ProviderUnavailable(f"pip download {pin}: {tail}")
-        os.replace(archives[0], archive)
+def download_sdist(pin: str, archive: Path, sha256: str | None, timeout: float = 120) -> str:
+    """The source archive of `pin` (name==version) from the index's listing to `archive`, its bytes proven by
+    `sha256` (else by the listing's): its SHA-256. ProviderUnavailable saying why when it cannot be had."""
+    try:
+        return fetch_release_archive(pin, archive, sha256, timeout)
+    except IndexUnavailable as error:
+        raise ProviderUnavailable(f"{pin}: {error}") from None
 
 
 def release_files(pin: str, cache_dir: Path) -> tuple[dict[str, bytes], str]:
-    """The files of a release's sdist (downloaded once into the cache) and the archive's SHA-256, which PyPI
-    served over TLS: the drift report names it, nothing is pinned by it. SourceError when it cannot be had."""
+    """The files of a release's source archive (fetched once into the cache) and its SHA-256, as the index's
+    listing gave it and the bytes matched: the drift report names it, nothing is pinned by it. SourceError when it
+    cannot be had."""
     archive = _releases(cache_dir) / (pin.replace("==", "-") + ".tar.gz")
     if not archive.is_file():
         try:
             download_sdist(pin, archive, None)
         except ProviderUnavailable as error:
-            raise SourceError(str(error), hint="name a version published on PyPI, or check the network") from None
+            raise SourceError(str(error), hint="name a version published on the package index, or check the "
+                                               "network") from None
     data = archive.read_bytes()
     return _archive_files(data), hashlib.sha256(data).hexdigest()
 

@@ -123,6 +123,12 @@ SERIES_SCHEMA = Section({
                 "python": _text(PYTHON_RE.match, "a Python version such as 3.12"),
                 "packages": ListOf(_text(PIN_RE.match, "a pinned requirement, such as numpy==1.26.4")),
                 "lock": _repository_path("the environment's lock", REQUIRED),
+                # What the pins resolved to when ./dev.sh lock-requirements wrote the lock: each pin it holds, with
+                # the SHA-256 of that pin's hashes (experiments/matrix.py). The lock is held to it, line by line.
+                "locked": Value(dict, "a mapping of each pin its lock holds to the SHA-256 of that pin's hashes, as "
+                                      "./dev.sh lock-requirements writes it",
+                                lambda locked: all(isinstance(k, str) and PIN_RE.match(k) and isinstance(v, str)
+                                                   and SHA256_RE.match(v) for k, v in locked.items()), default=None),
             })),
         }),
     }),
@@ -210,7 +216,8 @@ def series_from_extra(extra_series: object, config_file: Path, text: str | None 
         limits=Limits(**values["experiments"]["limits"]),
         budgets=Budgets(**values["experiments"]["budgets"]),
         matrix=Matrix(tuple(MatrixEnvironment(item["python"], tuple(item["packages"]), root / item["lock"],
-                                              _line(lines, ("extra", "series", "experiments", "matrix", "environments", i)))
+                                              _line(lines, ("extra", "series", "experiments", "matrix", "environments", i)),
+                                              tuple(sorted((item["locked"] or {}).items())))
                             for i, item in enumerate(values["experiments"]["matrix"]["environments"])),
                       values["experiments"]["matrix"]["strict"]),
         source_pages=values["source_pages"],

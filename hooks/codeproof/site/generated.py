@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from codeproof.common.structure import ParsedPost, Problem
 from codeproof.experiments import resources
-from codeproof.experiments.matrix import LOCK_HINT, pins_held
+from codeproof.experiments.matrix import MatrixError, matrix_problem, read_lock
 from codeproof.experiments.resources import Archive, Resource
 from codeproof.quotes.lock import SourceError
 from codeproof.series.model import Entry, SeriesModel, category_anchors, posts_using, series_bar
@@ -85,15 +85,18 @@ def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], pu
     site.archive = resources.build_archive(engine.series.root, engine.series.name, published)
     site.files.append(Generated(resources.ARCHIVE_URL, site.archive.data))
     for environment in engine.series.matrix.environments:  # each lock beside the archive, for readers to install
-        held = pins_held(environment)  # a lock of pins and hashes only: nothing else is published
         url = addresses.matrix_lock_url(environment.lock.name)
-        if held is None and any(file.src_uri == url for file in site.files):
-            held = f"its lock's name {environment.lock.name} is another environment's too"
-        if held is not None:
-            site.problems.append(Problem(config_name, environment.line, f"matrix environment {environment.name}: "
-                                         f"{held}", hint=LOCK_HINT))
+        try:  # the bytes read and checked are those published: pins with their hashes, as mkdocs.yml records them
+            lock = read_lock(environment)
+        except MatrixError as error:
+            site.problems.append(matrix_problem(error, engine.series.root, config_name, environment.line))
             continue
-        site.files.append(Generated(url, environment.lock.read_bytes()))
+        if any(file.src_uri == url for file in site.files):
+            site.problems.append(Problem(config_name, environment.line, f"matrix environment {environment.name}: its "
+                                         f"lock's name {environment.lock.name} is another environment's too",
+                                         hint="give each environment's lock a name of its own"))
+            continue
+        site.files.append(Generated(url, lock.data))
     if engine.series.source_pages:  # the quoted package at the pin, a page per file (the map in the nav)
         try:
             scripts = {r.path: r.data for r in published if r.is_script}
