@@ -56,11 +56,11 @@ def main() -> None:
         + "</pattern>" for n in range(1, 9))
     nested = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs>{patterns}</defs>'
               '<rect width="100" height="50" fill="url(#p8)"/></svg>')
-    timed("nine levels of patterns (10^9 copies): refused", lambda: clean_svg(nested, "f-", "a"))
+    timed("nine levels of patterns (10^9 copies): refused", lambda: clean_svg(nested))
     group = '<g id="g">' + '<rect width="1" height="1"/>' * 130 + "</g>"
     widest = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs>' + group + "</defs>"
               + '<use href="#g"/>' * 150 + "</svg>")
-    clean = timed("a figure at the element budget (150 copies of 130 shapes)", lambda: clean_svg(widest, "f-", "a"))
+    clean = timed("a figure at the element budget (150 copies of 130 shapes)", lambda: clean_svg(widest))
     assert not clean.problems, clean.problems
 
     recorded = "\n".join(f"value {n} 1.0" for n in range(8000))

@@ -57,12 +57,17 @@ def serving(index: Index):
             else:
                 self.send_error(404)
 
+        def do_HEAD(self):  # noqa: N802 (uv asks what a file is before it reads it)
+            self.head_only = True
+            self.do_GET()
+
         def _answer(self, kind: str, body: bytes) -> None:
             self.send_response(200)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if not getattr(self, "head_only", False):
+                self.wfile.write(body)
 
         def log_message(self, *args):  # quiet
             pass

@@ -17,7 +17,6 @@ from playwright import sync_api as playwright
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.common.kinds.registry import BlockKind
-from codeproof.experiments.figures import PHONE_FIGURE_PX, PHONE_WIDTH_PX
 from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
@@ -816,17 +815,6 @@ def test_the_open_search_with_results_is_accessible_and_hides_nothing_sideways(c
         assert hidden == [], (scheme, hidden)
         page.close()
     assert {scheme: v for scheme, v in found.items() if v} == {}
-
-
-def test_a_wide_figure_is_shown_on_a_phone_as_wide_as_the_build_measures_its_text_for(contexts, base_url, built):
-    """The build warns of a figure's text under 9 px on a phone, from the width a phone shows a wide figure at
-    (figures.PHONE_FIGURE_PX): this is that width, on a real post's figure made wider than any column."""
-    context = contexts(viewport={"width": PHONE_WIDTH_PX, "height": 812})
-    page = context.new_page()
-    page.goto(base_url + a_post_with(built, ".proof-card--figure svg"), wait_until="load")
-    svg = page.locator(".proof-card--figure svg").first
-    svg.evaluate("svg => svg.setAttribute('width', '4000')")
-    assert round(svg.bounding_box()["width"]) == PHONE_FIGURE_PX
 
 
 def test_a_traced_graph_is_whole_in_both_schemes_and_each_node_leads_to_its_registration(contexts, base_url, built):

@@ -85,7 +85,7 @@ def test_laying_out_a_graph_stops_at_its_deadline():
 
 def test_patterns_that_fill_with_patterns_are_refused_past_the_reference_depth():
     """Before: nine levels of pattern fills (10^9 copies) were published, and froze Chromium."""
-    assert clean_svg(nested_patterns(9, 10), "f-", "a").problems == (
+    assert clean_svg(nested_patterns(9, 10)).problems == (
         "its references reach through more than 2 levels (<pattern> is one), past the budget svg_reference_depth (2; "
         "extra.series.experiments.budgets.svg_reference_depth in mkdocs.yml)",)
 
@@ -95,10 +95,10 @@ def test_copies_are_counted_against_the_element_budget():
     group = '<g id="g">' + '<rect width="1" height="1" fill="url(#p)"/>' * 150 + "</g>"
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><defs><pattern id="p" width="1" height="1">'
            f'<rect width="1" height="1"/></pattern>{group}</defs>' + '<use href="#g"/>' * 150 + "</svg>")
-    assert clean_svg(svg, "f-", "a").problems == (
+    assert clean_svg(svg).problems == (
         "it draws more than 20000 elements, each reference counted as what it copies, past the budget svg_elements "
         "(20000; extra.series.experiments.budgets.svg_elements in mkdocs.yml)",)
-    assert clean_svg(svg, "f-", "a", Budgets(svg_elements=100_000)).problems == ()
+    assert clean_svg(svg, Budgets(svg_elements=100_000)).problems == ()
 
 
 def test_a_figure_folder_of_many_files_is_not_read(tmp_path):

@@ -180,6 +180,7 @@ def test_lock_requirements_writes_each_lock_and_records_what_it_holds_which_the_
         {"python": "3.11", "packages": [f"{NAME}==1.0"], "lock": "matrix/env.lock"}]}}
     config.write_text(yaml.safe_dump(data, allow_unicode=True))
     (site.root / "matrix").mkdir()
+    capsys.readouterr()  # what making the site printed
     assert main(["lock-matrix", "--config", str(config)]) == 0
     assert capsys.readouterr().out == (f"locked Python 3.11 + {NAME} 1.0 in matrix/env.lock: {NAME}==1.0 (recorded in "
                                        "mkdocs.yml)\n")

@@ -3,6 +3,7 @@ a verified card is a line of the pinned source, of the experiment script, or of 
 
 from __future__ import annotations
 
+import base64
 import re
 import unicodedata
 from html.parser import HTMLParser
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.experiments.figures import IMAGE_PREFIX
 from codeproof.common.usercache import repository_cache
 from fixture_site import OUTPUT, POST, SCRIPT, SCRIPT_TEXT, make_site, report
 from upstream import MODULE_V1
@@ -271,37 +274,17 @@ SVG_PALETTE = ['<script>alert(1)</script>', '<a href="https://example.org"><text
                '<style>body { display: none }</style>', '<image href="http://example.org/x.png"/>',
                '<text fill="#eeeeee">x</text>', '<g transform="scale(2)"><text>node value 3</text></g>', '<!-- x -->']
 DRAWN_TAGS = {"svg", "g", "defs", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan",
-              "clippath", "mask", "pattern", "use", "lineargradient", "radialgradient", "stop", "image"}
+              "clipPath", "mask", "pattern", "marker", "use", "linearGradient", "radialGradient", "stop", "image", "symbol"}
 
 
-class Figures(HTMLParser):
-    """Each figure card's drawing as a browser builds it: the elements of its svg (tag, attributes) and its text;
-    and how many drawings stand outside any figure card."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.figures: list[dict] = []
-        self.card = self.svg = 0  # nesting inside the current figure card, and inside its drawing
-        self.svg_outside = 0
-
-    def handle_starttag(self, tag, attrs):
-        if not self.card and "proof-card--figure" in (dict(attrs).get("class") or "").split():
-            self.figures.append({"elements": [], "text": ""})
-        elif not self.card:
-            self.svg_outside += tag == "svg"
-            return
-        self.card += 1
-        if self.svg or tag == "svg":
-            self.svg += 1
-            self.figures[-1]["elements"].append((tag, dict(attrs)))
-
-    def handle_endtag(self, tag):
-        self.svg -= self.svg > 0
-        self.card -= self.card > 0
-
-    def handle_data(self, data):
-        if self.svg:
-            self.figures[-1]["text"] += data
+def figure_images(page_html: str) -> tuple[list[list[str]], int]:
+    """Each figure card's images (the SVG each src holds), as a browser reads the page (an HTML5 parser); and how
+    many drawings stand anywhere on the page (an image is not one: none of its markup is the page's)."""
+    tree = LexborHTMLParser(page_html)
+    images = [[base64.b64decode(image.attributes["src"].removeprefix(IMAGE_PREFIX)).decode("utf-8")
+               if (image.attributes.get("src") or "").startswith(IMAGE_PREFIX) else image.attributes.get("src") or ""
+               for image in card.css("img")] for card in tree.css(".proof-card--figure")]
+    return images, len(tree.css("svg"))
 
 
 @pytest.fixture(scope="module")
@@ -337,18 +320,20 @@ def test_any_edit_of_a_drawing_or_its_block_fails_or_publishes_only_what_the_scr
             return
         page = (built / "posts" / "p" / "index.html").read_text(encoding="utf-8")
         published_lines_are_verified_but_figures(page)
-        parser = Figures()
-        parser.feed(page)
-        assert parser.svg_outside == 0, "a drawing was published outside a figure card"
-        for figure in parser.figures:
-            assert figure["elements"] and {tag for tag, _ in figure["elements"]} <= DRAWN_TAGS, figure
-            for tag, attrs in figure["elements"]:
-                assert not any(name.startswith("on") for name in attrs), (tag, attrs)
-                assert all(value.startswith("#") for name, value in attrs.items() if name.endswith("href") and value)
-                assert "position" not in (attrs.get("style") or "") and "url(#a)" not in (attrs.get("style") or "")
-            texts = [el for el in ElementTree.fromstring(drawing).iter() if el.tag == "{http://www.w3.org/2000/svg}text"]
-            shown = "".join(t for el in texts for t in el.itertext())
-            assert "".join(figure["text"].split()) == "".join(shown.split()), figure["text"]  # spacing aside
+        images, drawings = figure_images(page)
+        assert drawings == 0, "a drawing was published as the page's markup"
+        for shown in (svg for card in images for svg in card):
+            root = ElementTree.fromstring(shown)  # an SVG image the build made: data:image/svg+xml, nothing else
+            elements = list(root.iter())
+            assert {el.tag.removeprefix("{http://www.w3.org/2000/svg}") for el in elements} <= DRAWN_TAGS, shown
+            for el in elements:
+                assert not any(name.startswith("on") for name in el.attrib), el.attrib
+                assert all(value.startswith(("#", "data:image/png;", "data:image/jpeg;"))
+                           for name, value in el.attrib.items() if name.endswith("href") and value)
+                assert "position" not in (el.get("style") or "") and "url(#a)" not in (el.get("style") or "")
+            drawn = ElementTree.fromstring(drawing)
+            assert ["".join(el.itertext()) for el in root.iter("{http://www.w3.org/2000/svg}text")] == \
+                ["".join(el.itertext()) for el in drawn.iter("{http://www.w3.org/2000/svg}text")]  # what it drew
 
     run()
     assert outcomes["built"] and outcomes["failed"], outcomes

@@ -6,8 +6,8 @@ Used alike by the MkDocs hook and by the command line (`python -m codeproof`).
 from __future__ import annotations
 
 import hashlib
+import html
 import itertools
-import math
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -17,8 +17,7 @@ from codeproof.site import addresses, graphs, render
 from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind, passes_for_a_card
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series, in_ci
-from codeproof.experiments.figures import (FOLDER_FAULT, MIN_PHONE_TEXT_PX, PHONE_FIGURE_PX, CleanFigure,
-                                           SmallText, clean_svg)
+from codeproof.experiments.figures import FOLDER_FAULT, CleanFigure, clean_svg
 from codeproof.experiments.runner import ExperimentRunner
 from codeproof.experiments.sandbox import FIGURES_ENV, SANDBOX_HINT
 from codeproof.experiments.tracing import read_graph
@@ -273,15 +272,13 @@ class Engine:
         return run
 
     def draw_figure(self, block: Block, run: RunResult) -> Checked:
-        """A figure the run drew: the SVG the script wrote, cleaned, or the graph autograd traced; the same as the
-        record, where the post keeps one (Digest)."""
+        """A figure the run drew: the SVG the script wrote, as an image, or the graph autograd traced; the same as
+        the record, where the post keeps one (Digest: the SHA-256 of what the run produced)."""
         drawn = self._traced(block, run) if "Graph" in block.fields else self._written(block, run)
         if isinstance(drawn, Checked):
             return drawn
         produced, figure = drawn
-        script, warning = block.fields["File"], None
-        if isinstance(figure, CleanFigure):  # a Figure the script wrote: its text may be too small on a phone
-            warning, figure = self._small_text_warning(block, figure.small_text), figure.svg
+        script = block.fields["File"]
         digest = "sha256:" + hashlib.sha256(produced.encode("utf-8")).hexdigest()
         if block.fields.get("Digest", digest) != digest:
             return Checked(block, problem=Problem(
@@ -289,20 +286,7 @@ class Engine:
                                         f"Digest {block.fields['Digest']}, drawn {digest}",
                 hint=f"if the new figure is right, run `./dev.sh update` to record it (`Digest: {digest}`)"),
                 repair=digest, run=run)
-        return Checked(block, run=run, figure=figure, warning=warning)
-
-    @staticmethod
-    def _small_text_warning(block: Block, small: SmallText | None) -> Problem | None:
-        """A warning (it fails a strict build) for a figure whose smallest text a phone shows too small to read."""
-        if small is None:
-            return None
-        return Problem(block.post, block.line,
-                       f"FIGURE {block.fields['File']}: {block.fields['Figure']}'s text {_shown(small.text)[:40]!r} is "
-                       f"{small.phone_px:.1f} px high on a phone, under {MIN_PHONE_TEXT_PX} px (the figure is shown "
-                       f"{PHONE_FIGURE_PX} px wide there)",
-                       hint=f"draw the figure at most {small.widest() / 72:.1f} in wide (it is saved "
-                            f"{small.figure_width / 72:.1f} in wide, cropped to what it draws), or that text at least "
-                            f"{math.ceil(small.least_size())} pt (it is {small.font_size:g} pt): the guide's sizing rule")
+        return Checked(block, run=run, figure=figure, digest=digest)
 
     def _traced(self, block: Block, run: RunResult) -> tuple[str, graphs.LaidOut] | Checked:
         """(what the run produced, what the card draws) of a Graph: the trace's record, and the graph it holds laid
@@ -334,21 +318,25 @@ class Engine:
             return self._problem(block, f"FIGURE {script}: {why} (its figure folder holds {wrote})",
                                  f"write the figure to os.path.join(os.environ['{FIGURES_ENV}'], '{name}'): "
                                  "the build gives each run that folder", run)
-        clean = clean_svg(run.figures[name], self._prefix(block), block.fields["Alt"], self.series.budgets)
+        clean = clean_svg(run.figures[name], self.series.budgets)
         if clean.problems:
             return Checked(block, problem=Problem(
                 block.post, block.line, f"FIGURE {script}: {name} cannot be shown as it is",
-                detail="".join(f"  {problem}\n" for problem in clean.problems[:MAX_SAID])
+                detail="".join(f"  {_shown(problem)}\n" for problem in clean.problems[:MAX_SAID])
                 + (f"  and {len(clean.problems) - MAX_SAID} more\n" if len(clean.problems) > MAX_SAID else ""),
-                hint="draw with paths, shapes and text only, in colours that read on both backgrounds"), run=run)
+                hint="draw with drawing elements only (matplotlib's savefig writes nothing else); embed pictures as "
+                     "PNG or JPEG"), run=run)
         return run.figures[name], clean
 
     def drawing(self, checked: Checked, link: Callable[[str], str], sources: dict[str, bytes]) -> str:
-        """A verified figure as its card shows it: the cleaned SVG, or the traced graph drawn with its nodes linked
-        to the published files (the scripts, and the package's `sources`)."""
+        """A verified figure as its card shows it: the SVG the script wrote, as an image of its own size (so that
+        nothing moves as it loads), or the traced graph drawn inline with its nodes linked to the published files
+        (the scripts, and the package's `sources`)."""
         block = checked.block
-        if isinstance(checked.figure, str):
-            return checked.figure
+        if isinstance(checked.figure, CleanFigure):
+            image = checked.figure
+            return (f'<img class="proof-figure__image" src="{image.src}" alt="{html.escape(block.fields["Alt"])}" '
+                    f'width="{image.width}" height="{image.height}" decoding="async">')
         published = {**sources, **self.runner.resources()[0]}
 
         def read(path: str) -> str | None:

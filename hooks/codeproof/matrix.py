@@ -60,7 +60,7 @@ def _verdict(block: Block, checked: Checked, built: Checked | None, environment:
             block.post, block.line, f"{kind} {script}: {said} in {environment}: "
                                     f"{checked.problem.message.removeprefix(f'{kind} {script}: ')}",
             detail=checked.problem.detail, hint=HINT))
-    if block.kind.name == "FIGURE" and built is not None and checked.figure != built.figure:
+    if block.kind.name == "FIGURE" and built is not None and checked.digest != built.digest:
         return Verdict(block, environment, DIFFERS, Problem(
             block.post, block.line, f"{kind} {script}: {DIFFERS} in {environment}: it draws another figure than the "
                                     "build's run", hint=HINT))

@@ -193,28 +193,6 @@ def card_face(text: str) -> str | None:
                  if label + kind.name.replace(" ", "") in compact), None)
 
 
-HIDDEN_IN_STAMP = 2  # other characters card_face_among allows among the stamp's own
-
-
-def card_face_among(text: str) -> str | None:
-    """The stamp's wording, if `text` holds it with at most HIDDEN_IN_STAMP other characters among its own: what a
-    reader sees where a drawing hides those characters (a glyph painted over, drawn on its own colour, laid on
-    another, squeezed), however the drawing hides them; or None. Only the stamp, which says a run was verified: a
-    label and its kind with words between are a bilingual caption (实验结果 Experiment results, 图 1 Figure 1), and
-    more than two characters between the stamp's own are a sentence (输出层已冻结，验证集…)."""
-    compact = _face_compact(text)
-    if compact is None:
-        return None
-    for start in (n for n, ch in enumerate(compact) if ch == STAMP_WORDS[0]):
-        at, found = start, 0  # the earliest match from `start` has the fewest characters between
-        while at < len(compact) and found < len(STAMP_WORDS) and at - start - found <= HIDDEN_IN_STAMP:
-            found += compact[at] == STAMP_WORDS[found]
-            at += 1
-        if found == len(STAMP_WORDS) and at - start - found <= HIDDEN_IN_STAMP:
-            return STAMP_WORDS
-    return None
-
-
 CARD_DETAILS_RE = re.compile(r"\bL\d+|@[0-9a-f]{7}")  # what a card's head shows: lines, a commit
 # The label as a word of its own, of the cards that show code (a figure's card shows none: "图 2：L1 与 L2" is a
 # caption, not a card's head).

@@ -207,12 +207,13 @@ class Budgets:
     run_mib: int = 512  # bytes one run leaves in its folder, all files together
     figure_files: int = 16  # files in one run's figure folder
     figure_mib: int = 8  # bytes of one run's figure folder, all files together
+    figure_kib: int = 2048  # bytes of one figure file: more is no drawing a page should carry
     diff_lines: int = 200  # lines of a diff shown in the log; the whole diff goes to a file the message names
     draw_seconds: int = 10  # laying out one traced graph (within the edge budget it takes well under one)
 
     def phrase(self, name: str) -> str:
         """The budget `name` as a problem names it: how much, and where it is set."""
-        unit = {"trace_kib": " KiB", "figure_mib": " MiB", "run_mib": " MiB", "draw_seconds": " s"}.get(name, "")
+        unit = {"trace_kib": " KiB", "figure_kib": " KiB", "figure_mib": " MiB", "run_mib": " MiB", "draw_seconds": " s"}.get(name, "")
         return f"the budget {name} ({getattr(self, name)}{unit}; extra.series.experiments.budgets.{name} in mkdocs.yml)"
 
 
@@ -287,8 +288,10 @@ class Checked:
     warning: Problem | None = None  # fails a strict build only
     repair: str | None = None  # what `update` writes in place of the fenced text
     run: RunResult | None = None  # the experiment run behind an [OUTPUT] or [FIGURE] block
-    # A [FIGURE]'s drawing: the cleaned SVG (str), or the traced graph laid out (site.graphs.LaidOut) to draw.
+    # A [FIGURE]'s drawing: the SVG the script wrote as an image (experiments.figures.CleanFigure), or the traced
+    # graph laid out (site.graphs.LaidOut) to draw; and the SHA-256 of what the run produced (`Digest:`).
     figure: object = None
+    digest: str | None = None
     # On drift, how much of the quote the repair keeps, 0..1: difflib's ratio over characters (2 × characters
     # in common / characters of both), lines that differ compared one to one. `update` refuses a low one.
     similarity: float | None = None

@@ -38,7 +38,7 @@ from codeproof.site.render import SEAL_ATTRIBUTE
 from codeproof.common.kinds.base import Kind
 from codeproof.common.kinds.registry import CARD_CLASS, CARD_CLASSES, BlockKind, header_kind
 from codeproof.common.structure import Problem
-from codeproof.experiments.figures import shown_svg_problems
+from codeproof.experiments.figures import shown_drawing_problems
 
 KINDS = {kind.name for kind in BlockKind}
 LABELS = {"p", "strong", "b", "em", "span", "h1", "h2", "h3", "h4", "h5", "h6", "li", "td", "th"}
@@ -148,10 +148,11 @@ def _open(reading: _Reading, node, seal: str, sealed: bool, example: bool, code:
             sealed = True
             reading.cards += CARD_CLASS in classes
             if DRAWING_CLASSES & classes:  # a drawing inside: the engine's, checked all the same
+                images = [image.attributes.get("src") or "" for image in node.css("img")]
                 drawn = [(element.tag, dict(element.attributes)) for svg in node.css("svg") for element in
                          (svg, *svg.css("*"))]
                 text = " ".join(svg.text(deep=True) for svg in node.css("svg"))
-                reading.figures += [(reading.figure_cards, what) for what in shown_svg_problems(drawn, text)]
+                reading.figures += [(reading.figure_cards, what) for what in shown_drawing_problems(images, drawn, text)]
                 reading.figure_cards += 1
         else:
             reading.refused.append((f"a hand-written {' '.join(sorted(own))} element: only the build renders "
@@ -320,7 +321,7 @@ def _check_page(html: str, post: str, source_lines: list[str], first_line: int, 
     figure_lines = [first_line + n for n, text in enumerate(source_lines) if header_kind(text) in DRAWING_KINDS
                     and first_line + n in accounted]
     problems += [Problem(post, figure_lines[k] if k < len(figure_lines) else first_line, f"the page holds {what}",
-                         hint="the figure's script drew it: draw with paths, shapes and text only")
+                         hint="the figure's script drew it: draw with drawing elements only")
                  for k, what in dict.fromkeys(reading.figures)]
     for kind in _escaped_markers(reading.segments, reading.with_alt, *reading.attributes):
         problems.append(Problem(
