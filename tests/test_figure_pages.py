@@ -56,7 +56,9 @@ def gallery(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow  # builds a site whose script draws ten figures
-def test_each_ordinary_figure_publishes_as_an_image_of_its_own_size(gallery):
+def test_each_figure_is_an_image_of_its_own_size_and_no_figure_is_a_file_or_words_of_any_route(gallery):
+    """Each ordinary figure publishes as an SVG image; the forged stamp is in no page, search index, sitemap or any
+    other file but as an image's bytes (the script's page shows the script, whose words are escapes)."""
     html = (gallery / "posts" / "p" / "index.html").read_text(encoding="utf-8")
     images = re.findall(r'<img class="proof-figure__image" src="([^"]+)" alt="图 (\w+)" width="(\d+)" height="(\d+)"',
                         html)
@@ -65,17 +67,11 @@ def test_each_ordinary_figure_publishes_as_an_image_of_its_own_size(gallery):
         svg = base64.b64decode(src.removeprefix(IMAGE_PREFIX)).decode("utf-8")
         assert src.startswith(IMAGE_PREFIX) and svg.startswith("<svg ") and int(width) > 100 and int(height) > 40, name
     assert "<svg" not in html.split('class="proof-card proof-card--figure"', 1)[1].split("</article>")[0]
-
-
-@pytest.mark.slow
-def test_no_figure_is_a_file_of_the_site_and_no_figures_words_reach_a_route_to_readers(gallery):
-    """The forged stamp is in no page, search index, sitemap or any other file, but as an image's bytes (and the
-    script's page shows the script, whose words are escapes)."""
     files = [path for path in gallery.rglob("*") if path.is_file()]
-    assert files and not [path for path in files if path.suffix == ".svg" and path.name != "favicon.svg"]
+    assert (gallery / "search" / "search_index.json") in files  # one of the routes read
+    assert not [path for path in files if path.suffix == ".svg" and path.name != "favicon.svg"]
     assert [path for path in files if FORGED.split(" · ")[0] + " · Python 9" in path.read_text(encoding="utf-8",
                                                                                            errors="replace")] == []
-    assert (gallery / "search" / "search_index.json") in files  # one of the routes read
 
 
 @contextlib.contextmanager
@@ -89,33 +85,38 @@ def served(site: Path):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_each_figure_is_drawn_whole_in_its_card_on_a_phone_and_none_of_its_words_is_page_text(browser, gallery,
-                                                                                               scheme):
+def test_each_figure_is_drawn_whole_in_its_card_on_a_phone_and_none_of_its_words_is_page_text(browser, gallery):
     with served(gallery) as url:
-        context = browser.new_context(viewport={"width": 375, "height": 800}, color_scheme=scheme)
-        page = context.new_page()
-        requests = []
-        page.on("request", lambda request: requests.append(request.url))
-        page.goto(url + "posts/p/", wait_until="networkidle")
-        assert page.evaluate("document.body.dataset.mdColorScheme") == palette_schemes()[scheme]
-        shown = page.evaluate("""() => [...document.querySelectorAll('.proof-card--figure')].map(card => {
-            const image = card.querySelector('img'), box = image.getBoundingClientRect(),
-                  around = card.getBoundingClientRect();
-            image.scrollIntoView();
-            return {alt: image.alt, loaded: image.complete && image.naturalWidth > 0, width: box.width,
-                    inside: box.left >= around.left && box.right <= around.right,
-                    backing: getComputedStyle(image).backgroundColor};
-        })""")
-        assert [figure["alt"] for figure in shown] == [f"图 {name}" for name in [*NAMES, "forged"]]
-        assert [figure for figure in shown if not (figure["loaded"] and figure["inside"] and figure["width"] > 200
-                                                   and figure["backing"] == "rgb(255, 255, 255)")] == []
-        assert page.evaluate("document.documentElement.scrollWidth") <= 375  # nothing hidden sideways
-        text = page.evaluate("document.body.innerText")
-        assert "Python 9.9.9" not in text and "[OUTPUT]" not in text
-        assert all(request.startswith(url) for request in requests), requests
-        page.screenshot(path=str(SHOTS / f"gallery-375-{scheme}.png"), full_page=True)
-        context.close()
+        for scheme in ("light", "dark"):
+            shown_in(browser, url, scheme)
+
+
+def shown_in(browser, url: str, scheme: str) -> None:
+    """The post at 375 px in `scheme`: each figure loaded, inside its card, on its light backing; nothing sideways,
+    nothing of a figure's words in the page's text, no request but to the site."""
+    context = browser.new_context(viewport={"width": 375, "height": 800}, color_scheme=scheme)
+    page = context.new_page()
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(url + "posts/p/", wait_until="networkidle")
+    assert page.evaluate("document.body.dataset.mdColorScheme") == palette_schemes()[scheme]
+    shown = page.evaluate("""() => [...document.querySelectorAll('.proof-card--figure')].map(card => {
+        const image = card.querySelector('img'), box = image.getBoundingClientRect(),
+              around = card.getBoundingClientRect();
+        image.scrollIntoView();
+        return {alt: image.alt, loaded: image.complete && image.naturalWidth > 0, width: box.width,
+                inside: box.left >= around.left && box.right <= around.right,
+                backing: getComputedStyle(image).backgroundColor};
+    })""")
+    assert [figure["alt"] for figure in shown] == [f"图 {name}" for name in [*NAMES, "forged"]]
+    assert [figure for figure in shown if not (figure["loaded"] and figure["inside"] and figure["width"] > 200
+                                               and figure["backing"] == "rgb(255, 255, 255)")] == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375  # nothing hidden sideways
+    text = page.evaluate("document.body.innerText")
+    assert "Python 9.9.9" not in text and "[OUTPUT]" not in text
+    assert all(request.startswith(url) for request in requests), requests
+    page.screenshot(path=str(SHOTS / f"gallery-375-{scheme}.png"), full_page=True)
+    context.close()
 
 
 HOSTILE = ('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" onload="window.parent.ran = 1">'
