@@ -141,7 +141,12 @@ def test_check_references_lists_every_span_with_its_verdict(cited, capsys):
     ("`mod.py :: register(math.co, ...)`", "pkg/mod.py defines no register(math.co, ...)",
      "did you mean register(math.cos, ...), register(math.sin, ...)?"),
     ("`helper.py`", "helper.py is no file at the pin", "check the path against the pin's files"),
-], ids=["symbol", "path", "line", "call", "unknown-path"])
+    # Issue 52: without bounds, a RecursionError and a ValueError ended the build with a traceback.
+    ("`mod.py :: register(" + "-" * 1500 + "1)`", "symbol 'register(" + "-" * 31 + "'… is 1511 characters long, more "
+     "than a symbol is (300 at most)", "write `name`, `Class.method` or a call such as `defvjp(anp.add, ...)`"),
+    ("`mod.py:" + "1" * 5000 + "`", "111111111111… (5000 digits) is no line of pkg/mod.py",
+     "cite a line number the file has"),
+], ids=["symbol", "path", "line", "call", "unknown-path", "deep-symbol", "long-line"])
 def test_an_explicit_citation_that_names_nothing_fails_at_its_line_saying_what_the_pin_holds(
         tmp_path, written, said, hint):
     site = make_site(tmp_path, versions=(FILES,))

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path
 from codeproof.common.kinds.registry import BlockKind
-from codeproof.common.markers import passes_for_a_card
+from codeproof.common.markers import card_face, line_showing, passes_for_a_card
 from codeproof.common.structure import Checked, Problem, report
 from codeproof.engine import Engine, own_scripts
 from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, Verdict, held, run_matrix
@@ -163,6 +163,8 @@ class SiteBuild:
         if not meta.get("description"):
             meta["description"] = (first_paragraph(guard.unseal(proved.markdown, self.engine.seal))
                                    or str(meta.get("title") or ""))
+            if self.series.post_at(src_uri) is None:  # a post's is its excerpt, which the series model checks
+                self.problems += description_problems(str(meta["description"]), parsed)
         if not homepage:
             return proved.markdown
         self.category_index = page_url if overview.CATEGORIES in proved.markdown else None
@@ -170,6 +172,22 @@ class SiteBuild:
                        for script in self.site.script_pages.values()}
         return overview.fill(proved.markdown, self.engine.series, self.series, self.site.archive, experiments,
                              self._matrix_facts(experiments))
+
+    def route_problems(self, route: str, fragments: list[tuple[str, str]]) -> list[Problem]:
+        """A route to readers that a third party writes from the pages (a search index, a feed), read as the page
+        guard reads a page: each of its `fragments` (the page's URL, its HTML there) that shows a card's face or a
+        marker is a problem at the page's file. The third party read the page its own way (search reads HTML with
+        Python's parser, which ends some comments where a browser does not)."""
+        files = {entry.url: entry.post for entry in self.series.posts}
+        problems = []
+        for url, fragment in fragments:
+            for what in guard.route_problems(fragment):
+                where = files.get(url.split("#", 1)[0]) or route
+                problems.append(Problem(where, 1, f"{route} {what} for the page {url or '/'}, outside any verified card",
+                                        hint="a parser other than a browser's read the page otherwise: write its "
+                                             "HTML plainly (close each comment with -->), or name the face in other "
+                                             "words"))
+        return problems
 
     def page_content(self, src_uri: str, html: str, page_url: str, href) -> str:
         """A post's rendered HTML once the guard has read it: its problems in its place where it fails, else its
@@ -197,6 +215,13 @@ class SiteBuild:
                                                      source_line(href))
         if entry is not None:  # after the guard too: the guard never sees a link the author could have written
             html = self._link_citations(html, parsed, entry, href)
+        changed = guard.linked_problems(html, seal, proved.cards)  # the links, read as a browser reads them
+        if changed:
+            found = [Problem(parsed.post, parsed.first_line, f"linking the page's citations and names changed what a "
+                             f"browser reads: {'; '.join(changed)}", hint="the words around a citation hold HTML that "
+                             "reads otherwise to a browser (a comment inside inline code): write them plainly")]
+            self.problems += found
+            return f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>'
         return guard.unseal(html, seal)
 
     def _link_citations(self, html: str, parsed, entry, href) -> str:
@@ -325,3 +350,17 @@ def source_line(href) -> Callable[[str, int | None], str]:
     """`link(path, n)`: the address of line n of a source page (its top without a number) from the page whose
     links `href` makes."""
     return lambda path, number: href(addresses.source_page_url(path)) + (f"#L{number}" if number else "")
+
+
+def description_problems(description: str, parsed) -> list[Problem]:
+    """A page's description as <meta>, Open Graph and the feeds publish it (plain text, escaped) read as the page
+    guard reads a page: a card's face or a marker there is a problem at the line that shows it."""
+    problems = []
+    for what in guard.route_problems(escape(description)):
+        face = card_face(description)
+        at = line_showing(face, parsed.lines) if face else None
+        problems.append(Problem(parsed.post, parsed.first_line + (at or 0), f"the page's description {what}: its first "
+                                "paragraph, which <meta> and Open Graph publish as plain text, where it would pass for "
+                                "a verified card", hint="say it in other words, give the page a `description:` in its "
+                                                        "front matter, or begin it with another paragraph"))
+    return problems

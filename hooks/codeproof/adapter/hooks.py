@@ -161,8 +161,12 @@ class SeriesHooks:
     def on_post_build(self, config):  # after the search and feed plugins' (hooks come after plugins): their files are written
         build = self.build
         build.engine.runner.finish()
-        search.complete_search_index(Path(config.site_dir) / search.INDEX, build.site.sources)
-        feeds.complete_json_feeds(Path(config.site_dir))
+        site_dir = Path(config.site_dir)
+        # The search index and the feeds, which their plugins write from the pages: read as the guard reads a page.
+        build.problems += build.route_problems("the search index", search.page_entries(site_dir / search.INDEX, site_dir))
+        build.problems += build.route_problems("a feed", feeds.feed_items(site_dir))
+        search.complete_search_index(site_dir / search.INDEX, build.site.sources)
+        feeds.complete_json_feeds(site_dir)
         for warning in build.warnings:
             self.log.warning(str(warning))  # a strict build stops on these
         if build.problems and self.mkdocs_command != "serve":

@@ -4,9 +4,12 @@ text (the package's files and definitions, so a reader finds `elementwise_grad` 
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 from pathlib import Path
 from urllib.parse import quote
+
+from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.common.filesystem import write_atomically
 from codeproof.site import addresses
@@ -30,6 +33,42 @@ def unfetched_theme_files(src_uris: list[str], search_languages: list[str]) -> l
     lunr = "assets/javascripts/lunr/"
     return [uri for uri in src_uris if uri.endswith(".map")
             or (uri.startswith(lunr) and uri.rsplit("/", 1)[-1] not in wanted)]
+
+
+def page_entries(index_file: Path, site_dir: Path) -> list[tuple[str, str]]:
+    """What each entry of the index the search plugin wrote shows (its location, and each run of its title's and
+    text's words as HTML), less what its page shows where the guard lets a face or a marker stand: its verified
+    cards, its code (inline code, fences, `markdown` examples). Search keeps those words but not their elements or
+    classes (Material some tags, MkDocs' own plain text), so they are matched by their words, and the entry is read
+    in the runs between them, never joined across one. Lexbor reads both the page and the entry."""
+    if not index_file.is_file():
+        return []
+    exempt: dict[str, re.Pattern | None] = {}  # a page -> a pattern of its cards' and code's words
+    runs = []
+    for entry in json.loads(index_file.read_text(encoding="utf-8")).get("docs", []):
+        location = str(entry.get("location", ""))
+        page = location.split("#", 1)[0]
+        if page not in exempt:
+            exempt[page] = _exempt_words(site_dir / page / "index.html")
+        for part in (entry.get("title", ""), entry.get("text", "")):
+            words = _plain(LexborHTMLParser(f"<p>{part}</p>").text())
+            runs += [(location, escape(run)) for run in (exempt[page].split(words) if exempt[page] else [words])
+                     if run]
+    return runs
+
+
+def _exempt_words(page: Path) -> re.Pattern | None:
+    """A pattern of the words a built page shows in its verified cards and its code, longest first."""
+    if not page.is_file():
+        return None
+    tree = LexborHTMLParser(page.read_text(encoding="utf-8"))
+    words = {_plain(node.text()) for node in tree.css(".proof-card, .proof-card *, code, pre")} - {""}
+    return re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True)))) if words else None
+
+
+def _plain(text: str) -> str:
+    """Words as compared here: without white space and the word breaks search inserts (U+200B)."""
+    return "".join(text.replace("\u200b", "").split())
 
 
 def complete_search_index(index_file: Path, sources: SourceSite | None) -> None:

@@ -54,6 +54,7 @@ MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 NAME_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\[[^\[\]]*\]|\([^()]*\))?$")
 IDENTIFIER_RE = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_])")
 SHOWN_PLACES = 4  # of an ambiguous name's definitions, in what check --references says
+MAX_LINE_DIGITS = 9  # of a cited line number: a file of a billion lines is none the series quotes
 MAX_IMPORTS = 8  # re-exports followed from a module to the definition (a cycle stops there)
 KEPT = 16  # sets of files whose definitions a process keeps
 
@@ -217,8 +218,12 @@ class PinnedTree:
                 return Verdict(Form.SYMBOL, Target(path, first, last, path in self.scripts), text)
             if lines:
                 path = self._file(lines["file"])
-                return Verdict(Form.LINES, self._lines(path, int(lines["first"]), int(lines["last"] or lines["first"])),
-                               text)
+                numbers = [lines["first"], lines["last"] or lines["first"]]
+                too_long = next((n for n in numbers if len(n) > MAX_LINE_DIGITS), None)
+                if too_long:  # int() of thousands of digits is refused by Python, and no file has such a line
+                    raise CitationError(f"{too_long[:12]}… ({len(too_long)} digits) is no line of {path}",
+                                        hint="cite a line number the file has")
+                return Verdict(Form.LINES, self._lines(path, *map(int, numbers)), text)
             if PYTHON_PATH_RE.match(text) or text in self.paths:
                 path = self._file(text)
                 return Verdict(Form.PATH, Target(path, script=path in self.scripts), text)

@@ -47,14 +47,21 @@ class SymbolError(CodeproofError):
     """A Symbol: line that names nothing the file defines, or that cannot be read."""
 
 
+MAX_SYMBOL = 300  # characters of one symbol: a call with its arguments fits on a line; past it, no symbol but a trap
+
+
 def parse_symbols(field: str) -> list[SymbolSpec]:
     specs = []
     for part in field.split(" and "):
+        if len(part) > MAX_SYMBOL:  # an argument nested a thousand deep would overflow ast's recursion
+            raise SymbolError(f"symbol {part.strip()[:40]!r}… is {len(part)} characters long, more than a symbol is "
+                              f"({MAX_SYMBOL} at most)", hint="write `name`, `Class.method` or a call such as "
+                                                             "`defvjp(anp.add, ...)`")
         call = CALL_RE.match(part)
         if call:
             try:
                 node = ast.parse(call.group(1).strip(), mode="eval").body
-            except SyntaxError:
+            except (SyntaxError, RecursionError, MemoryError):  # within the length, a parser may still give up
                 node = None
             if isinstance(node, ast.Call):
                 specs.append(SymbolSpec(call.group(1).strip(), node, call.group(2) or ""))

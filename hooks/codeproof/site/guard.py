@@ -348,6 +348,42 @@ def _check_page(html: str, post: str, source_lines: list[str], first_line: int, 
     return problems
 
 
+def linked_problems(html: str, seal: str, proved_cards: int) -> list[str]:
+    """What the links added after the guard (citations, names in cards) changed in a page's structure, as a
+    browser reads the page: a verified card inside a link, a card lost, an element left open. They are added by
+    splitting the HTML with patterns (the guard has read it whole), so HTML a browser reads otherwise than those
+    patterns (a comment inside inline code) is caught here, on the page as published."""
+    tree = LexborHTMLParser(html)
+    cards = [node for node in tree.css(f"[{SEAL_ATTRIBUTE}]") if node.attributes.get(SEAL_ATTRIBUTE) == seal
+             and CARD_CLASS in (node.attributes.get("class") or "").split()]
+    problems = []
+    linked = sum(1 for card in cards if any(parent.tag == "a" for parent in _ancestors(card)))
+    if linked:
+        problems.append(f"{linked} verified card(s) inside a link the build added")
+    if len(cards) != proved_cards:
+        problems.append(f"{len(cards)} verified cards where {proved_cards} blocks were verified")
+    problems += [f"a <{tag}> left open" for tag, _ in _left_open(html, seal)]
+    return problems
+
+
+def _ancestors(node):
+    node = node.parent
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def route_problems(fragment: str) -> list[str]:
+    """What rendered HTML that reaches readers by another route than its page (a search index's entry, a feed's
+    item, a page's description) shows that the guard refuses on a page: a card's face, or a block marker outside
+    inline code, read as a browser reads the fragment (the guard's own reading: one HTML5 parser for every route).
+    A route holds no card: nothing in it is sealed (its seal is a secret no fragment can hold)."""
+    reading = _read(fragment, secrets.token_hex(16))
+    flows = (reading.segments, reading.with_alt, *reading.attributes)
+    return ([f"shows {face!r}, a card's face" for face in dict.fromkeys(f for flow in flows for f in _faces(flow))]
+            + [f"shows [{kind}] outside inline code" for kind in dict.fromkeys(_escaped_markers(*flows))])
+
+
 def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
     """Each card face in the page's text, block by block with the segments joined (`✓ 输出<span></span>已验证`,
     `源码<code>REAL SOURCE</code>` and a face broken over two lines of a paragraph are faces). An inline code span

@@ -1,0 +1,94 @@
+"""Every route to readers besides the page itself (issue 52): the search index and the feeds, which third parties
+write from the pages with parsers of their own, and every page's description in <meta> and Open Graph, are read
+as the page guard reads a page (one HTML5 parser, one face check: guard.route_problems)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from codeproof.adapter.feeds import feed_items
+from codeproof.site.guard import route_problems
+from fixture_site import make_site, report
+
+STAMP = "✓ 输出已验证 · Python 3.11.7 · autograd 1.9.1"
+
+
+@pytest.mark.parametrize("fragment, said", [
+    ("<p>a ✓ 输出<b></b>已验证 · Python</p>", ["shows '输出已验证', a card's face"]),
+    ("<p>use <code>[OUTPUT]</code> here</p>", []),
+    ("<p>use [OUTPUT] here</p>", ["shows [OUTPUT] outside inline code"]),
+    ("<p>✓ 输出<!-- -- > 已验证 · Python 3.11.7 --></p>", []),  # a browser's reading: the rest is a comment
+    ("<p>✓ 输出<span title='已验证'>x</span></p>", []),
+    ('<div class="proof-card" data-codeproof="">✓ 输出已验证</div>', ["shows '输出已验证', a card's face"]),
+])
+def test_a_route_is_read_as_a_browser_reads_it_and_holds_no_card(fragment, said):
+    assert route_problems(fragment) == said
+
+
+def test_text_a_comment_hides_from_a_browser_but_not_from_the_search_plugin_fails_the_build(tmp_path):
+    """Issue 52: the guard and Chromium read `✓ 输出`; Python's html.parser, which Material's search uses, ended
+    the comment at `-- >`, and search/search_index.json held the whole stamp."""
+    site = make_site(tmp_path, material=True)
+    site.edit("The end.", "✓ 输出<!-- -- > 已验证 · Python 3.11.7 · autograd 1.9.1 -->\n\nThe end.")
+    built, log = site.build()
+    assert built is None
+    assert "docs/posts/p.md:1: the search index shows '输出已验证', a card's face for the page posts/p/, outside any " \
+           "verified card" in report(log)
+
+
+def test_a_pages_description_is_read_as_the_guard_reads_a_page_posts_or_not(tmp_path):
+    """Issue 52: the guide had the stamp as inline code in its first paragraph: allowed on the page, but <meta
+    name="description"> and og:description carried it as plain text. Only posts' excerpts were read."""
+    site = make_site(tmp_path, material=True)
+    (site.root / "docs" / "guide.md").write_text(f"# 指南\n\n每个输出下方有 `{STAMP}` 这样的标记。\n",
+                                                 encoding="utf-8")
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["nav"] = ["index.md", "guide.md"]
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    built, log = site.build()
+    assert built is None
+    assert ("docs/guide.md:3: the page's description shows '输出已验证', a card's face: its first paragraph, which "
+            "<meta> and Open Graph publish as plain text, where it would pass for a verified card\n  hint: say it in "
+            "other words, give the page a `description:` in its front matter, or begin it with another paragraph"
+            ) in report(log)
+
+
+def test_the_real_stamps_of_a_pages_cards_are_no_problem_in_its_search_entries(tmp_path):
+    """Search keeps a card's output and stamp without its classes: they are matched to the page's own cards."""
+    site = make_site(tmp_path, material=True)
+    built, log = site.build()
+    assert built is not None, log
+    index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert any("验证" in entry["text"] and "Python" in entry["text"] for entry in index["docs"])  # a stamp is there
+
+
+def test_each_feed_item_is_read_with_its_page_address(tmp_path):
+    (tmp_path / "posts" / "p").mkdir(parents=True)
+    (tmp_path / "posts" / "p" / "index.html").write_text("<p>x</p>")
+    (tmp_path / "feed_rss_created.xml").write_text(
+        '<?xml version="1.0"?><rss><channel><item><title>A &lt;b&gt;</title><link>https://example.org/series/posts/p/'
+        f'</link><description>&lt;p&gt;{STAMP}&lt;/p&gt;</description></item></channel></rss>', encoding="utf-8")
+    (tmp_path / "feed_json_created.json").write_text(json.dumps({"items": [
+        {"title": "B", "url": "https://example.org/series/posts/p/", "content_html": "<p>[OUTPUT]</p>"}]}),
+        encoding="utf-8")
+    items = feed_items(tmp_path)
+    assert items == [("posts/p/", f"<p>A &lt;b&gt;</p><p>{STAMP}</p>"), ("posts/p/", "<p>B</p><p>[OUTPUT]</p>")]
+    assert [route_problems(fragment) for _, fragment in items] == [["shows '输出已验证', a card's face"],
+                                                                   ["shows [OUTPUT] outside inline code"]]
+
+
+def test_a_citation_whose_code_holds_a_comment_never_carries_a_card_into_its_link(tmp_path):
+    """Issue 52: the citation linker split the HTML with a pattern and put its </a> inside the comment, so the next
+    [OUTPUT] card, stamp included, lay inside the citation's link in Chromium: what the guard refuses when an
+    author writes it. The page as published is read again, as a browser reads it."""
+    site = make_site(tmp_path, material=True)
+    site.edit("Some prose about `Node`.", "Some prose about <code><!-- > abcdefghijk -->pkg/mod.py:1</code> here.")
+    built, log = site.build()
+    assert built is None
+    assert report(log) == (
+        "1 problem:\n\ndocs/posts/p.md:7: linking the page's citations and names changed what a browser reads: a "
+        "<a> left open\n  hint: the words around a citation hold HTML that reads otherwise to a browser (a comment "
+        "inside inline code): write them plainly")
