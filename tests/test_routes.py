@@ -92,3 +92,17 @@ def test_a_citation_whose_code_holds_a_comment_never_carries_a_card_into_its_lin
         "1 problem:\n\ndocs/posts/p.md:7: linking the page's citations and names changed what a browser reads: a "
         "<a> left open\n  hint: the words around a citation hold HTML that reads otherwise to a browser (a comment "
         "inside inline code): write them plainly")
+
+
+def test_a_sections_title_is_read_as_a_browser_reads_it():
+    """Issue 52: section titles were read with Python's html.parser, which ended this comment at `-- >`: the source
+    page's list of where the posts cite a line (正文提到) showed the stamp."""
+    from codeproof.common.inlinecode import read_code
+
+    page = ('<h2 id="s">小节 ✓ 输出<!-- -- > 已验证 · Python 3.11.7 --></h2><p>见 <code>pkg/mod.py:1</code></p>'
+            '<!-- <h3 id="t">藏起来的</h3> -- > --><p><code>pkg/mod.py:2</code></p>')
+    codes, _ = read_code(page)
+    assert [code.text for code in codes] == ["pkg/mod.py:1", "pkg/mod.py:2"]
+    assert codes[0].section == ("s", "小节 ✓ 输出")
+    # The hidden heading is no section a browser shows: Python's parser may or may not see it, by its version.
+    assert codes[1].section in (("s", "小节 ✓ 输出"), ("", ""))

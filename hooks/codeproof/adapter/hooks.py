@@ -162,9 +162,12 @@ class SeriesHooks:
         build = self.build
         build.engine.runner.finish()
         site_dir = Path(config.site_dir)
-        # The search index and the feeds, which their plugins write from the pages: read as the guard reads a page.
-        build.problems += build.route_problems("the search index", search.page_entries(site_dir / search.INDEX, site_dir))
-        build.problems += build.route_problems("a feed", feeds.feed_items(site_dir))
+        # The search index and the feeds, which their plugins write from the pages: read as the guard reads a page
+        # (when the pages passed: a page that failed would show again here, through its words).
+        if not build.problems:
+            build.problems += build.route_problems("the search index", search.page_entries(site_dir / search.INDEX,
+                                                                                         site_dir))
+            build.problems += build.route_problems("a feed", feeds.feed_items(site_dir))
         search.complete_search_index(site_dir / search.INDEX, build.site.sources)
         feeds.complete_json_feeds(site_dir)
         for warning in build.warnings:

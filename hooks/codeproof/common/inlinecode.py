@@ -1,13 +1,17 @@
 """Code in rendered HTML that words cite the source with: each inline <code> element (not a code block's, not a
 link's text) and the text of `text` fences, with where it stands in the HTML, so that it can be replaced exactly.
-Read with the standard library's HTML parser (as the card linker reads cards), entities kept as written."""
+Read with the standard library's HTML parser, which gives where each stands (entities kept as written); the page as
+published is read again after the links are added (site.guard.linked_problems), and the titles of the sections come
+from the HTML5 parser the guard reads with."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
+
+from selectolax.lexbor import LexborHTMLParser
 
 TEXT_FENCE = "language-text"  # the class pymdownx.highlight gives a ```text fence (pygments_lang_class)
 VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
@@ -42,7 +46,17 @@ def read_code(page: str, skip: Callable[[str, dict], bool] = lambda tag, attrs: 
     reader = _Reader(page, skip)
     reader.feed(page)
     reader.close()
-    return reader.codes, reader.fences
+    # Each section's title as a browser reads it (an HTML5 parser: a heading Python's parser saw inside what is a
+    # comment to a browser is no section, and a comment it ended early shows nothing), by the heading's id.
+    titles = {node.attributes.get("id"): node.text().strip().rstrip("¶").strip()
+              for node in LexborHTMLParser(page).css("h2[id], h3[id]")}
+    shown = {("", ""): ("", "")}
+
+    def section(found: tuple[str, str]) -> tuple[str, str]:
+        return shown.setdefault(found, (found[0], titles[found[0]]) if found[0] in titles else ("", ""))
+
+    return ([replace(code, section=section(code.section)) for code in reader.codes],
+            [replace(fence, section=section(fence.section)) for fence in reader.fences])
 
 
 class _Reader(HTMLParser):
