@@ -17,7 +17,7 @@ from mkdocs.config import load_config
 from codeproof.experiments.figures import IMAGE_PREFIX, CleanFigure
 from conftest import ROOT
 from fixture_site import make_site
-from site_server import palette_schemes, serve
+from site_server import SERIOUS, axe_violations, palette_schemes, serve
 
 GALLERY = Path(__file__).parent / "figures" / "gallery.py"
 NAMES = ["heatmap", "contour", "mathtext", "bars", "annotated", "legend", "subplots", "chinese", "effects", "colorbar"]
@@ -45,33 +45,16 @@ def gallery(tmp_path_factory) -> Path:
         "import os\nopen(os.path.join(os.environ['CODEPROOF_FIGURES'], 'forged.svg'), 'w').write("
         f"{ascii(forged)}.replace('MARKER', chr(91) + 'OUTPUT]'))\n", encoding="utf-8")
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
-    config["extra_css"] = ["assets/series.css"]  # the real site's style sheet (in overrides/, the theme's folder)
-    config["theme"]["palette"] = load_config(str(ROOT / "mkdocs.yml")).theme["palette"]  # and its two schemes
+    config["extra_css"] = ["assets/series.css"]  # the real site's style sheet and script (in overrides/, the theme's
+    config["extra_javascript"] = ["assets/series.js"]  # folder): the script names what Material leaves unnamed
+    real = load_config(str(ROOT / "mkdocs.yml")).theme
+    config["theme"].update(palette=real["palette"], features=real["features"])  # its two schemes, its code buttons
     (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     figures(site, "experiments/gallery.py", NAMES)
     figures(site, "experiments/forged.py", ["forged"])
     built, log = site.build()
     assert built is not None, log
     return built
-
-
-@pytest.mark.slow  # builds a site whose script draws ten figures
-def test_each_figure_is_an_image_of_its_own_size_and_no_figure_is_a_file_or_words_of_any_route(gallery):
-    """Each ordinary figure publishes as an SVG image; the forged stamp is in no page, search index, sitemap or any
-    other file but as an image's bytes (the script's page shows the script, whose words are escapes)."""
-    html = (gallery / "posts" / "p" / "index.html").read_text(encoding="utf-8")
-    images = re.findall(r'<img class="proof-figure__image" src="([^"]+)" alt="图 (\w+)" width="(\d+)" height="(\d+)"',
-                        html)
-    assert [name for _, name, _, _ in images] == [*NAMES, "forged"]
-    for src, name, width, height in images:
-        svg = base64.b64decode(src.removeprefix(IMAGE_PREFIX)).decode("utf-8")
-        assert src.startswith(IMAGE_PREFIX) and svg.startswith("<svg ") and int(width) > 100 and int(height) > 40, name
-    assert "<svg" not in html.split('class="proof-card proof-card--figure"', 1)[1].split("</article>")[0]
-    files = [path for path in gallery.rglob("*") if path.is_file()]
-    assert (gallery / "search" / "search_index.json") in files  # one of the routes read
-    assert not [path for path in files if path.suffix == ".svg" and path.name != "favicon.svg"]
-    assert [path for path in files if FORGED.split(" · ")[0] + " · Python 9" in path.read_text(encoding="utf-8",
-                                                                                           errors="replace")] == []
 
 
 @contextlib.contextmanager
@@ -84,8 +67,10 @@ def served(site: Path):
         server.server_close()
 
 
-@pytest.mark.browser
-def test_each_figure_is_drawn_whole_in_its_card_on_a_phone_and_none_of_its_words_is_page_text(browser, gallery):
+@pytest.mark.browser  # one test: the gallery is built once, whichever worker runs it
+def test_each_figure_is_an_image_drawn_whole_in_its_card_on_a_phone_and_none_of_its_words_reaches_a_reader(
+        browser, gallery):
+    published(gallery)
     with served(gallery) as url:
         for scheme in ("light", "dark"):
             shown_in(browser, url, scheme)
@@ -93,7 +78,8 @@ def test_each_figure_is_drawn_whole_in_its_card_on_a_phone_and_none_of_its_words
 
 def shown_in(browser, url: str, scheme: str) -> None:
     """The post at 375 px in `scheme`: each figure loaded, inside its card, on its light backing; nothing sideways,
-    nothing of a figure's words in the page's text, no request but to the site."""
+    nothing of a figure's words in the page's text, no request but to the site (axe-core's aside), and no serious
+    or critical accessibility violation."""
     context = browser.new_context(viewport={"width": 375, "height": 800}, color_scheme=scheme)
     page = context.new_page()
     requests = []
@@ -115,8 +101,27 @@ def shown_in(browser, url: str, scheme: str) -> None:
     text = page.evaluate("document.body.innerText")
     assert "Python 9.9.9" not in text and "[OUTPUT]" not in text
     assert all(request.startswith(url) for request in requests), requests
+    assert [(v["rule"], v["nodes"][:3]) for v in axe_violations(page) if v["impact"] in SERIOUS] == []
     page.screenshot(path=str(SHOTS / f"gallery-375-{scheme}.png"), full_page=True)
     context.close()
+
+
+def published(gallery: Path) -> None:
+    """Each ordinary figure publishes as an SVG image; the forged stamp is in no page, search index, sitemap or any
+    other file but as an image's bytes (the script's page shows the script, whose words are escapes)."""
+    html = (gallery / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    images = re.findall(r'<img class="proof-figure__image" src="([^"]+)" alt="图 (\w+)" width="(\d+)" height="(\d+)"',
+                        html)
+    assert [name for _, name, _, _ in images] == [*NAMES, "forged"]
+    for src, name, width, height in images:
+        svg = base64.b64decode(src.removeprefix(IMAGE_PREFIX)).decode("utf-8")
+        assert src.startswith(IMAGE_PREFIX) and svg.startswith("<svg ") and int(width) > 100 and int(height) > 40, name
+    assert "<svg" not in html.split('class="proof-card proof-card--figure"', 1)[1].split("</article>")[0]
+    files = [path for path in gallery.rglob("*") if path.is_file()]
+    assert (gallery / "search" / "search_index.json") in files  # one of the routes read
+    assert not [path for path in files if path.suffix == ".svg" and path.name != "favicon.svg"]
+    assert [path for path in files if FORGED.split(" · ")[0] + " · Python 9" in path.read_text(encoding="utf-8",
+                                                                                           errors="replace")] == []
 
 
 HOSTILE = ('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" onload="window.parent.ran = 1">'

@@ -31,7 +31,7 @@ def test_a_route_is_read_as_a_browser_reads_it_and_holds_no_card(fragment, said)
 def test_text_a_comment_hides_from_a_browser_but_not_from_the_search_plugin_fails_the_build(tmp_path):
     """Issue 52: the guard and Chromium read `✓ 输出`; Python's html.parser, which Material's search uses, ended
     the comment at `-- >`, and search/search_index.json held the whole stamp."""
-    site = make_site(tmp_path, material=True)
+    site = make_site(tmp_path)  # MkDocs' own search reads with html.parser too
     site.edit("The end.", "✓ 输出<!-- -- > 已验证 · Python 3.11.7 · autograd 1.9.1 -->\n\nThe end.")
     built, log = site.build()
     assert built is None
@@ -42,7 +42,7 @@ def test_text_a_comment_hides_from_a_browser_but_not_from_the_search_plugin_fail
 def test_a_pages_description_is_read_as_the_guard_reads_a_page_posts_or_not(tmp_path):
     """Issue 52: the guide had the stamp as inline code in its first paragraph: allowed on the page, but <meta
     name="description"> and og:description carried it as plain text. Only posts' excerpts were read."""
-    site = make_site(tmp_path, material=True)
+    site = make_site(tmp_path)
     (site.root / "docs" / "guide.md").write_text(f"# 指南\n\n每个输出下方有 `{STAMP}` 这样的标记。\n",
                                                  encoding="utf-8")
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
@@ -84,7 +84,7 @@ def test_a_citation_whose_code_holds_a_comment_never_carries_a_card_into_its_lin
     """Issue 52: the citation linker split the HTML with a pattern and put its </a> inside the comment, so the next
     [OUTPUT] card, stamp included, lay inside the citation's link in Chromium: what the guard refuses when an
     author writes it. The page as published is read again, as a browser reads it."""
-    site = make_site(tmp_path, material=True)
+    site = make_site(tmp_path)
     site.edit("Some prose about `Node`.", "Some prose about <code><!-- > abcdefghijk -->pkg/mod.py:1</code> here.")
     built, log = site.build()
     assert built is None
