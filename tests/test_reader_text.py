@@ -129,7 +129,7 @@ def divergent_faces(draw) -> str:
             "h2": f'<h2 id="s">{inner}</h2>'}.get(tag, f"<{tag}>{inner}</{tag}>")
 
 
-@settings(max_examples=80, deadline=None, derandomize=True,
+@settings(max_examples=48, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(divergent_faces())
 def test_whatever_chromium_or_the_search_results_show_as_a_face_the_build_refuses(page, fragment):
