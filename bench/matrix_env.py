@@ -17,10 +17,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from worktrees import before_and_after
+
 TIMED = """
 import json, sys, time
 from pathlib import Path
@@ -56,32 +56,23 @@ def main() -> None:
     parser.add_argument("--before", required=True, help="the commit to compare with (a46379c, main~1…)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-matrix-") as tmp:
-        trees = {"before": Path(tmp) / "before", "after": Path(tmp) / "after"}
-        for side, commit in (("before", args.before), ("after", "HEAD")):
-            subprocess.run(["git", "worktree", "add", "--detach", "-q", str(trees[side]), commit], cwd=ROOT, check=True)
-        try:
-            count = environments(trees["after"])
-            times = {(side, index, case): [] for side in trees for index in range(count) for case in CASES}
-            for run in range(args.repeat):
-                for index in range(count):
-                    for side, tree in trees.items():
-                        uv_cache = Path(tmp) / f"uv-{side}-{index}-{run}"
-                        cache = Path(tmp) / f"cache-{side}-{index}-{run}"
-                        times[side, index, "cold"].append(timed(tree, cache, uv_cache, index))
-                        times[side, index, "remade"].append(timed(tree, Path(f"{cache}-again"), uv_cache, index))
-                        times[side, index, "warm"].append(timed(tree, cache, uv_cache, index))
-            print(f"make(), medians of {args.repeat} (s): before {args.before}, after HEAD")
+    with before_and_after(args.before, "bench-matrix-") as (tmp, trees):
+        count = environments(trees["after"])
+        times = {(side, index, case): [] for side in trees for index in range(count) for case in CASES}
+        for run in range(args.repeat):
             for index in range(count):
-                for case in CASES:
-                    before = statistics.median(times["before", index, case])
-                    after = statistics.median(times["after", index, case])
-                    print(f"  environment {index} {case:6}  before {before:6.2f}  after {after:6.2f}  ratio "
-                          f"{after / before:5.2f}   (runs: {', '.join(f'{t:.2f}' for t in times['after', index, case])})")
-        finally:
-            for tree in trees.values():
-                subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT)
-
+                for side, tree in trees.items():
+                    uv_cache, cache = tmp / f"uv-{side}-{index}-{run}", tmp / f"cache-{side}-{index}-{run}"
+                    times[side, index, "cold"].append(timed(tree, cache, uv_cache, index))
+                    times[side, index, "remade"].append(timed(tree, Path(f"{cache}-again"), uv_cache, index))
+                    times[side, index, "warm"].append(timed(tree, cache, uv_cache, index))
+        print(f"make(), medians of {args.repeat} (s): before {args.before}, after HEAD")
+        for index in range(count):
+            for case in CASES:
+                before = statistics.median(times["before", index, case])
+                after = statistics.median(times["after", index, case])
+                print(f"  environment {index} {case:6}  before {before:6.2f}  after {after:6.2f}  ratio "
+                      f"{after / before:5.2f}   (runs: {', '.join(f'{t:.2f}' for t in times['after', index, case])})")
 
 if __name__ == "__main__":
     main()

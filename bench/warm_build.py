@@ -15,11 +15,11 @@ import argparse
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from worktrees import before_and_after
+
 MKDOCS = Path(sys.executable).parent / "mkdocs"
 
 
@@ -38,25 +38,17 @@ def main() -> None:
     parser.add_argument("--before", required=True, help="the commit to compare with (a46e007, main~1…)")
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="warm-build-") as tmp:
-        trees = {"before": Path(tmp) / "before", "after": Path(tmp) / "after"}
-        for name, rev in (("before", args.before), ("after", "HEAD")):
-            subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(trees[name]), rev], cwd=ROOT, check=True)
-        try:
-            times: dict[str, list[float]] = {name: [] for name in trees}
+    with before_and_after(args.before, "warm-build-") as (tmp, trees):
+        times: dict[str, list[float]] = {name: [] for name in trees}
+        for name, tree in trees.items():
+            build(tree, tmp / f"site-{name}")  # fills its caches
+        for _ in range(args.repeat):
             for name, tree in trees.items():
-                build(tree, Path(tmp) / f"site-{name}")  # fills its caches
-            for _ in range(args.repeat):
-                for name, tree in trees.items():
-                    times[name].append(build(tree, Path(tmp) / f"site-{name}"))
-            medians = {name: statistics.median(values) for name, values in times.items()}
-            for name, values in times.items():
-                print(f"{name:6} median {medians[name]:.2f} s  ({', '.join(f'{v:.2f}' for v in values)})")
-            print(f"ratio after/before: {medians['after'] / medians['before']:.3f}")
-        finally:
-            for tree in trees.values():
-                subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
-
+                times[name].append(build(tree, tmp / f"site-{name}"))
+        medians = {name: statistics.median(values) for name, values in times.items()}
+        for name, values in times.items():
+            print(f"{name:6} median {medians[name]:.2f} s  ({', '.join(f'{v:.2f}' for v in values)})")
+        print(f"ratio after/before: {medians['after'] / medians['before']:.3f}")
 
 if __name__ == "__main__":
     main()

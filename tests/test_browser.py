@@ -128,10 +128,8 @@ def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name
 def test_the_search_index_is_fetched_when_search_opens_and_the_sitemap_once(visit, base_url):
     v = visit(base_url + POSTS[0], fresh=True)
     # Material asks for the sitemap once the page is idle: on a busy machine, after the load's own network idle.
-    for _ in range(SEARCH_WAIT // 100):
-        if any(url.endswith("/sitemap.xml") for url in v.requests):
-            break
-        v.page.wait_for_timeout(100)
+    if not any(url.endswith("/sitemap.xml") for url in v.requests):
+        v.page.wait_for_response(lambda response: response.url.endswith("/sitemap.xml"), timeout=SEARCH_WAIT)
     v.page.wait_for_load_state("networkidle")
     index = [url for url in v.requests if url.endswith("/search/search_index.json")]
     assert index == [] and [url for url in v.requests if url.endswith("/sitemap.xml")] == [base_url + "sitemap.xml"]

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path
 from codeproof.common.kinds.registry import BlockKind
-from codeproof.common.markers import card_face, line_showing, passes_for_a_card
+from codeproof.common.markers import passes_for_a_card
 from codeproof.common.structure import Checked, Problem, report
 from codeproof.engine import Engine, own_scripts
 from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, Verdict, held, run_matrix
@@ -178,12 +178,14 @@ class SiteBuild:
         guard reads a page: each of its `fragments` (the page's URL, its HTML there) that shows a card's face or a
         marker is a problem at the page's file. The third party read the page its own way (search reads HTML with
         Python's parser, which ends some comments where a browser does not)."""
-        files = {entry.url: entry.post for entry in self.series.posts}
+        posts = {entry.url: self.parsed.get(entry.src_uri) for entry in self.series.posts}
         problems = []
         for url, fragment in fragments:
-            for what in guard.route_problems(fragment):
-                where = files.get(url.split("#", 1)[0]) or route
-                problems.append(Problem(where, 1, f"{route} {what} for the page {url or '/'}, outside any verified card",
+            parsed = posts.get(url.split("#", 1)[0])
+            for shown, what in guard.route_problems(fragment):
+                at = guard.showing_line(shown, parsed.lines) if parsed is not None else None
+                where, line = (parsed.post, parsed.first_line + (at or 0)) if parsed is not None else (route, 1)
+                problems.append(Problem(where, line, f"{route} {what} for the page {url or '/'}, outside any verified card",
                                         hint="a parser other than a browser's read the page otherwise: write its "
                                              "HTML plainly (close each comment with -->), or name the face in other "
                                              "words"))
@@ -356,9 +358,8 @@ def description_problems(description: str, parsed) -> list[Problem]:
     """A page's description as <meta>, Open Graph and the feeds publish it (plain text, escaped) read as the page
     guard reads a page: a card's face or a marker there is a problem at the line that shows it."""
     problems = []
-    for what in guard.route_problems(escape(description)):
-        face = card_face(description)
-        at = line_showing(face, parsed.lines) if face else None
+    for shown, what in guard.route_problems(escape(description)):
+        at = guard.showing_line(shown, parsed.lines)
         problems.append(Problem(parsed.post, parsed.first_line + (at or 0), f"the page's description {what}: its first "
                                 "paragraph, which <meta> and Open Graph publish as plain text, where it would pass for "
                                 "a verified card", hint="say it in other words, give the page a `description:` in its "

@@ -373,15 +373,25 @@ def _ancestors(node):
         node = node.parent
 
 
-def route_problems(fragment: str) -> list[str]:
+def route_problems(fragment: str) -> list[tuple[str, str]]:
     """What rendered HTML that reaches readers by another route than its page (a search index's entry, a feed's
     item, a page's description) shows that the guard refuses on a page: a card's face, or a block marker outside
     inline code, read as a browser reads the fragment (the guard's own reading: one HTML5 parser for every route).
-    A route holds no card: nothing in it is sealed (its seal is a secret no fragment can hold)."""
+    A route holds no card: nothing in it is sealed (its seal is a secret no fragment can hold). Each as (what it
+    shows, as the post's lines would show it: the face or `[KIND]`; the problem's words)."""
     reading = _read(fragment, secrets.token_hex(16))
     flows = (reading.segments, reading.with_alt, *reading.attributes)
-    return ([f"shows {face!r}, a card's face" for face in dict.fromkeys(f for flow in flows for f in _faces(flow))]
-            + [f"shows [{kind}] outside inline code" for kind in dict.fromkeys(_escaped_markers(*flows))])
+    return ([(face, f"shows {face!r}, a card's face") for face in dict.fromkeys(f for flow in flows for f in _faces(flow))]
+            + [(f"[{kind}]", f"shows [{kind}] outside inline code") for kind in dict.fromkeys(_escaped_markers(*flows))])
+
+
+def showing_line(shown: str, lines: list[str]) -> int | None:
+    """The index of the first source line that shows what route_problems found (a face, however written, or a
+    marker outside a block's header), or None."""
+    if shown.startswith("["):
+        return next((n for n, line in enumerate(lines) if shown.lower() in skeleton(line).lower()
+                     and header_kind(line) is None), None)
+    return line_showing(shown, lines)
 
 
 def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
