@@ -16,6 +16,7 @@ from codeproof.engine import Engine
 from codeproof.quotes import citations
 from codeproof.quotes.citations import PinnedTree, Target
 from codeproof.series.config import load_series
+from codeproof.common import pagetree
 from codeproof.site.citations import link_citations, read_words
 from fixture_site import SCRIPT, SCRIPT_TEXT, make_site, report
 from upstream import MODULE_V1
@@ -253,10 +254,12 @@ def _tree() -> PinnedTree:
 def test_a_citation_links_to_exactly_its_definition_or_nowhere_and_fails_only_when_explicit_and_unresolved(texts):
     tree = _tree()
     page = "<p>" + " ".join(f"<code>{t.replace('&', '&amp;').replace('<', '&lt;')}</code>" for t in texts) + "</p>"
-    codes, fences = read_words(page)
+    written = pagetree.read(page)
+    codes, fences = read_words(written)
     assert [code.text for code in codes] == texts
-    linked, _ = link_citations(page, codes, [tree.verdict(code.text) for code in codes], fences, tree.name_verdict,
-                               lambda target: f"{target.path}#{target.first}", lambda target: "")
+    link_citations(codes, [tree.verdict(code.text) for code in codes], fences, tree.name_verdict,
+                   lambda target: f"{target.path}#{target.first}", lambda target: "")
+    linked = pagetree.written(written)
     shown = {code.text(): code.css_first("a") for code in LexborHTMLParser(linked).css("code")}
     for text in texts:
         verdict = tree.verdict(text)

@@ -16,7 +16,8 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.site import sourcepages
 from codeproof.site import xref
 from codeproof.__main__ import main as codeproof
-from codeproof.site.namelinks import NameLinks, link_card_names
+from codeproof.common import pagetree
+from codeproof.site.namelinks import NameLinks, link_names
 from codeproof.site.render import SEAL_ATTRIBUTE, copied_lines
 from codeproof.site.sourcepages import Note, SourceSite, link_post_cards
 from codeproof.series.config import Baseline
@@ -285,8 +286,11 @@ def card_html(code: str) -> str:
             f'<div class="highlight"><pre><span></span><code>{code}</code></pre></div></div>')
 
 
-def linked_names(page: str) -> list[str]:
-    return [a.text() for a in LexborHTMLParser(page).css("pre a.series-xref")]
+def linked_names(code: str, file: str, first: int, links: NameLinks) -> list[str]:
+    """The names linked in a card showing `code`, which quotes `file` from line `first`, as the page is written."""
+    tree = pagetree.read(card_html(code))
+    link_names(tree.css_first("pre"), file, first, links)
+    return [a.text() for a in pagetree.read(pagetree.written(tree)).css("pre a.series-xref")]
 
 
 def test_a_card_line_that_is_not_its_file_line_less_indentation_links_nothing():
@@ -294,12 +298,9 @@ def test_a_card_line_that_is_not_its_file_line_less_indentation_links_nothing():
     links = NameLinks(index, lambda path, line: f"{path}#L{line}")
     file = 'x = 1\n\tprimitive(x)\n'
     shown = '<span id="__span-0-1"><span class="n">x</span> = 1\n</span><span id="__span-0-2">{}<span class="n">primitive</span>(x)\n</span>'
-    assert linked_names(link_card_names(card_html(shown.format("\t")), OPENING, [(file, 1, links)])) == ["primitive"]
-    assert linked_names(link_card_names(card_html(shown.format("    ")), OPENING, [(file, 1, links)])) == []  # a tab expanded
-    assert linked_names(link_card_names(card_html(shown.format("\t")), OPENING, [(file, 2, links)])) == []  # not these lines
-    assert "<a" not in link_card_names(card_html(shown.format("\t")), OPENING, [None])  # a file without a page
-    unsealed = OPENING.replace(">", ' data-codeproof="another build">')
-    assert "<a" not in link_card_names(card_html(shown.format("\t")), unsealed, [(file, 1, links)])  # not the engine's card
+    assert linked_names(shown.format("\t"), file, 1, links) == ["primitive"]
+    assert linked_names(shown.format("    "), file, 1, links) == []  # a tab expanded
+    assert linked_names(shown.format("\t"), file, 2, links) == []  # not these lines
 
 
 @pytest.mark.slow
@@ -328,8 +329,9 @@ def test_a_file_with_a_lone_carriage_return_links_no_card_name_to_another_names_
     files = {"pkg/__init__.py": b"", "pkg/core.py": TWO.encode(), "pkg/user.py": LONE_CR.encode()}
     index = cross_references(files, tmp_path)
     links = NameLinks(index.references["pkg/user.py"], lambda path, line: f"{path}#L{line}")
-    page = LexborHTMLParser(link_card_names(card_html(TWO_NAMES), OPENING, [(LONE_CR, 6, links)]))
-    linked = {(a.text(), a.attributes["href"]) for a in page.css("pre a.series-xref")}
+    tree = pagetree.read(card_html(TWO_NAMES))
+    link_names(tree.css_first("pre"), LONE_CR, 6, links)
+    linked = {(a.text(), a.attributes["href"]) for a in pagetree.read(pagetree.written(tree)).css("pre a.series-xref")}
     assert linked <= {("foo", "pkg/core.py#L1"), ("bar", "pkg/core.py#L5")}  # right, or not linked at all
 
 
@@ -337,16 +339,17 @@ def test_with_ci_a_card_is_linked_afresh_though_the_process_linked_it_before(mon
     text = "from .core import foo, bar\n\n\ndef f():\n    a = foo()\n    b = bar()\n"
     baseline = Baseline("o/r", "c" * 40, "1.0", None, None)
     quoted = [(FileRef("o/r", "c" * 40, "pkg/user.py"), Excerpt(5, 6, "    a = foo()\n    b = bar()"))]
-    page = card_html(TWO_NAMES).replace(OPENING, '<div class="proof-card proof-card--source" data-codeproof="seal">')
-
-    def linked(targets: tuple[int, int]) -> list[tuple[str, str]]:
+    def linked(targets: tuple[int, int], seal: str = "seal") -> list[tuple[str, str]]:
         # The same files (so the same key), an index made from a tampered cache or computed afresh.
         index = XrefIndex({"pkg/user.py": [Reference(5, 8, 3, "pkg/core.py", targets[0], "t"),
                                            Reference(6, 8, 3, "pkg/core.py", targets[1], "t")]}, {}, "same files")
         site = SourceSite({"pkg/user.py": text.encode()}, index)
-        html = link_post_cards(page, "seal", quoted, site, baseline, "posts/p/", lambda path, line: f"{path}#L{line}")
-        return [(a.text(), a.attributes["href"]) for a in LexborHTMLParser(html).css("pre a.series-xref")]
+        tree = pagetree.read(card_html(TWO_NAMES).replace(
+            OPENING, f'<div class="proof-card proof-card--source" data-codeproof="{seal}">'))
+        link_post_cards(tree, "seal", quoted, site, baseline, "posts/p/", lambda path, line: f"{path}#L{line}")
+        return [(a.text(), a.attributes["href"]) for a in pagetree.read(pagetree.written(tree)).css("pre a.series-xref")]
 
+    assert linked((1, 1), seal="another build") == []  # not the engine's card
     assert linked((1, 1)) == [("foo", "pkg/core.py#L1"), ("bar", "pkg/core.py#L1")]  # a developer's build
     monkeypatch.setenv("CI", "true")
     assert linked((1, 5)) == [("foo", "pkg/core.py#L1"), ("bar", "pkg/core.py#L5")]  # CI's, from its fresh index
@@ -695,5 +698,6 @@ def test_a_cards_copy_gives_its_lines_exactly_tabs_entities_and_markup_included(
 def test_a_copied_quote_keeps_a_carriage_return_which_html_parsing_would_turn_into_a_newline():
     page_html = f'<div class="proof-card proof-card--experiment" {SEAL_ATTRIBUTE}="s"><pre>x</pre></div>'
     text = "a = 1\r\n\tb = '&lt;'\n"
-    shown = copied_lines(page_html, "s", [("experiment", Excerpt(text=text, first=1, last=2))])
-    assert LexborHTMLParser(shown).css_first("div").attributes["data-copy"] == text
+    tree = pagetree.read(page_html)
+    copied_lines(tree, "s", [("experiment", Excerpt(text=text, first=1, last=2))])
+    assert LexborHTMLParser(pagetree.written(tree)).css_first("div").attributes["data-copy"] == text

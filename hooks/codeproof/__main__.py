@@ -30,6 +30,7 @@ from codeproof.common.gitrun import run_git
 from codeproof.series.rewrite import rewrite_post
 from codeproof.series.scaffold import new_post
 from codeproof.series.model import read_series
+from codeproof.common import pagetree
 from codeproof.common.inlinecode import read_code
 from codeproof.common.yamledit import with_mapping
 from codeproof.series.spans import MarkdownSetup, rendered_words
@@ -240,7 +241,7 @@ def new(series, config_file: Path, docs: Path, model, args) -> int:
 
 def words_of(post, setup: MarkdownSetup) -> list:
     """The inline code of a post's words, as the site's Markdown renders them (the build reads its own pages')."""
-    return read_code(rendered_words(post, setup))[0]
+    return read_code(pagetree.read(rendered_words(post, setup)))[0]
 
 
 def _pinned_citations(engine: Engine, posts, setup: MarkdownSetup):

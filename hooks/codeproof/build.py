@@ -16,6 +16,7 @@ from typing import Callable
 from markupsafe import Markup
 
 from codeproof.common.filesystem import shown_path
+from codeproof.common import pagetree
 from codeproof.common.kinds.registry import BlockKind
 from codeproof.common.markers import passes_for_a_card
 from codeproof.common.structure import Checked, Problem, report
@@ -198,43 +199,46 @@ class SiteBuild:
         if src_uri in self.site.script_pages and sources is not None:  # its names of the package, linked
             path = self.site.script_pages[src_uri]["path"]
             return sourcepages.link_script_page(html, path, self.site.scripts[path], sources, source_line(href))
-        if src_uri not in self.proved:  # a page the build adds: no blocks
-            return html
+        if src_uri not in self.proved:  # a page without blocks (the build's, the guide): written as a browser reads it
+            return pagetree.written(pagetree.read(html))
         parsed, proved = self.proved[src_uri]
         seal, sources, baseline = self.engine.seal, self.site.sources, self.engine.series.baseline
         found = guard.check_page(html, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal, proved.accounted)
         self.problems += found
         if found:  # serve shows the problems instead of the page; a build fails on them
             return f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>'
+        # After the guard, one tree of the page (the guard's parser's reading) takes every edit, and is written once.
+        tree = pagetree.read(html)
         entry = self.series.post_at(src_uri)
         if entry and sources is not None:  # where the source pages say this post quotes their lines
-            self.quoted += generated.quoted_ranges(entry, proved.quoted, sourcepages.card_sections(html), baseline, sources)
-        html = render.copied_lines(html, seal, [(BlockKind.SOURCE.css, excerpt) for _, excerpt in proved.quoted]
-                                   + [(BlockKind.EXPERIMENT.css, excerpt) for _, excerpt in proved.tried])
-        if sources is not None:  # after the guard: the links are the engine's, from the index
-            html = sourcepages.link_post_cards(html, seal, proved.quoted, sources, baseline, page_url, source_line(href))
-            html = sourcepages.link_experiment_cards(html, seal, proved.tried, sources, self.site.scripts,
-                                                     source_line(href))
-        if entry is not None:  # after the guard too: the guard never sees a link the author could have written
-            html = self._link_citations(html, parsed, entry, href)
-        changed = guard.linked_problems(html, seal, proved.cards)  # the links, read as a browser reads them
+            self.quoted += generated.quoted_ranges(entry, proved.quoted, sourcepages.card_sections(tree), baseline, sources)
+        render.copied_lines(tree, seal, [(BlockKind.SOURCE.css, excerpt) for _, excerpt in proved.quoted]
+                            + [(BlockKind.EXPERIMENT.css, excerpt) for _, excerpt in proved.tried])
+        if sources is not None:  # the links are the engine's, from the index
+            sourcepages.link_post_cards(tree, seal, proved.quoted, sources, baseline, page_url, source_line(href))
+            sourcepages.link_experiment_cards(tree, seal, proved.tried, sources, self.site.scripts, source_line(href))
+        if entry is not None:  # the guard never sees a link the author could have written
+            self._link_citations(tree, parsed, entry, href)
+        html = pagetree.written(tree)
+        changed = guard.linked_problems(html, seal, proved.cards)  # the guard's structural checks on what is written
         if changed:
             found = [Problem(parsed.post, parsed.first_line, f"linking the page's citations and names changed what a "
-                             f"browser reads: {'; '.join(changed)}", hint="the words around a citation hold HTML that "
-                             "reads otherwise to a browser (a comment inside inline code): write them plainly")]
+                             f"browser reads: {'; '.join(changed)}", hint="this is the build's own fault: report it, "
+                             "with the post")]
             self.problems += found
             return f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>'
         return guard.unseal(html, seal)
 
-    def _link_citations(self, html: str, parsed, entry, href) -> str:
+    def _link_citations(self, page: pagetree.Tree, parsed, entry, href) -> None:
         """A post's citations (read from its rendered words) linked: to a source page's line, a script page's, or
         GitHub at the pin; each that fails is a problem, shown after it (as `serve` shows it)."""
-        codes, fences = citations.read_words(html)
+        codes, fences = citations.read_words(page)
         found = self.engine.citations(parsed, codes, self.tree)
         problems = [(n, problem) for n, (_, _, problem) in enumerate(found) if problem]
         self.problems += [problem for _, problem in problems]
         if problems:
-            return citations.show_problems(html, codes, [(n, str(problem)) for n, problem in problems])
+            citations.show_problems(codes, [(n, str(problem)) for n, problem in problems])
+            return
         tree, own, sources, baseline = self.tree, own_scripts(parsed), self.site.sources, self.engine.series.baseline
 
         def address(target) -> str | None:
@@ -246,12 +250,11 @@ class SiteBuild:
                 return source_line(href)(target.path, None) + fragment
             return f"https://github.com/{baseline.repo}/blob/{baseline.commit}/{quote(target.path)}" + fragment
 
-        linked, mentions = citations.link_citations(
-            html, codes, [verdict for _, verdict, _ in found], fences, lambda name: tree.name_verdict(name, own), address,
+        mentions = citations.link_citations(
+            codes, [verdict for _, verdict, _ in found], fences, lambda name: tree.name_verdict(name, own), address,
             lambda target: sourcepages.citation_tip(target, sources, tree, baseline))
         self.mentioned += [sourcepages.MentionedAt(m.target.path, m.target.first, entry.name, entry.url, *m.section)
                            for m in mentions if not m.target.script and m.target.first]
-        return linked
 
     def page_context(self, src_uri: str, meta: dict, href) -> dict:
         """What the theme's template of a page shows beyond MkDocs' own: a source page's or the map's values, a

@@ -9,6 +9,7 @@ the backtick run that holds it: the line an author is sent to.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -55,15 +56,28 @@ def words(parsed: ParsedPost) -> str:
 
 def code_spans(parsed: ParsedPost, codes: list[InlineCode]) -> list[CodeSpan]:
     """The rendered words' inline code elements (in order) as spans at the lines where their backticks stand: each
-    the first match after the span before it (not found: an extension wrote it; it keeps the line before)."""
+    the first backtick run after the span before it that holds its text (white space read as one space); one not
+    found (an extension or raw HTML wrote it) keeps the line before. Linear in the post: its backtick runs are
+    listed once, by what they hold."""
     text, first = words(parsed), parsed.first_line
-    found, at, line = [], 0, first
+    runs: dict[str, list[int]] = {}  # a run's text (white space as one space) -> where each such run ends
+    lines: dict[int, int] = {}  # where a run ends -> the line its backticks open on
+    line, at = first, 0
+    for match in RUN_RE.finditer(text):
+        line += text.count("\n", at, match.start())
+        at = match.start()
+        runs.setdefault(" ".join(match.group(2).split()), []).append(match.end())
+        lines[match.end()] = line
+    found, after, line = [], -1, first
     for code in codes:
-        pieces = code.text.split()
-        if pieces:
-            body = r"\s+".join(map(re.escape, pieces))
-            match = re.compile(r"(?<!`)(`+)\s*" + body + r"\s*\1(?!`)").search(text, at)
-            if match:
-                line, at = first + text.count("\n", 0, match.start(1)), match.end()
+        ends = runs.get(" ".join(code.text.split()), [])
+        n = bisect.bisect_right(ends, after)
+        if code.text.split() and n < len(ends):
+            after = ends[n]
+            line = lines[after]
         found.append(CodeSpan(line, code.text, PLAIN in code.classes, code.bare))
     return found
+
+
+# A run of backticks, what it holds, and the same run: Markdown's code span, as its extensions' renders are found.
+RUN_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)

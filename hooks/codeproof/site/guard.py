@@ -349,10 +349,10 @@ def _check_page(html: str, post: str, source_lines: list[str], first_line: int, 
 
 
 def linked_problems(html: str, seal: str, proved_cards: int) -> list[str]:
-    """What the links added after the guard (citations, names in cards) changed in a page's structure, as a
-    browser reads the page: a verified card inside a link, a card lost, an element left open. They are added by
-    splitting the HTML with patterns (the guard has read it whole), so HTML a browser reads otherwise than those
-    patterns (a comment inside inline code) is caught here, on the page as published."""
+    """The guard's structural checks on a page as written after the build's edits (citations and names linked,
+    copy text: edits of the guard's own reading, common.pagetree), read as a browser reads it: a verified card
+    inside a link, a card lost, an element left open. The edits add links around text alone, so anything found
+    here is the build's own fault, never let through."""
     tree = LexborHTMLParser(html)
     cards = [node for node in tree.css(f"[{SEAL_ATTRIBUTE}]") if node.attributes.get(SEAL_ATTRIBUTE) == seal
              and CARD_CLASS in (node.attributes.get("class") or "").split()]

@@ -10,11 +10,10 @@ leading whitespace removed, so a column of the card is always a column of the fi
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable, Hashable, Sequence
-from html.parser import HTMLParser
 
 from pygments.token import STANDARD_TYPES, Name
+from selectolax.lexbor import LexborNode
 
 from codeproof.common.structure import LONE_CR
 from codeproof.site.xref import Reference
@@ -49,104 +48,61 @@ class NameLinks:
         return f'{lead}<a class="series-xref" href="{href}" data-tip="{tip}">{html.escape(text[len(lead):])}</a>'
 
 
-def link_card_names(page: str, opening: str, cards: Sequence[tuple[str, int, NameLinks] | None]) -> str:
-    """The rendered post with the names in its REAL SOURCE cards' code linked. Each card starts with the text
-    `opening` (the engine's own, sealed); `cards` gives, for each in the page's order, the text of the file
-    it quotes, the file line its code starts at and the file's links (None: a card left as it is)."""
-    pieces, at = [], 0
-    for card in cards:
-        start = page.find(opening, at)
-        code = page.find("<pre", start) if start >= 0 else -1
-        end = page.find("</pre>", code) if code >= 0 else -1
-        if end < 0:
-            break
-        pieces += [page[at:code], _kept(page[code:end], *card) if card and card[2] else page[code:end]]
-        at = end
-    return "".join(pieces) + page[at:]
+def link_names(pre: LexborNode, text: str, first: int, links: NameLinks) -> None:
+    """The names in a card's code (its <pre>, in the page's tree) linked: `text` is the file it quotes, `first`
+    the file line its code starts at."""
+    if links.key is None:
+        _linked(pre, text, first, links)
+        return
+    key = (pre.html, text, first, links.key)
+    if key not in _KEPT:
+        if len(_KEPT) >= KEPT_CARDS:
+            _KEPT.clear()
+        _linked(pre, text, first, links)
+        _KEPT[key] = pre.inner_html
+    else:
+        pre.inner_html = _KEPT[key]
 
 
 _KEPT: dict[tuple, str] = {}  # (code, file text, first line, links' key) -> the code linked: serve builds again
 KEPT_CARDS = 1024
 
 
-def _kept(pre: str, text: str, first: int, links: NameLinks) -> str:
-    if links.key is None:
-        return _linked(pre, text, first, links)
-    key = (pre, text, first, links.key)
-    if key not in _KEPT:
-        if len(_KEPT) >= KEPT_CARDS:
-            _KEPT.clear()
-        _KEPT[key] = _linked(pre, text, first, links)
-    return _KEPT[key]
-
-
-def _linked(pre: str, text: str, first: int, links: NameLinks) -> str:
-    """A card's <pre> element (less its end tag), its names linked: a line only where it is its file line
-    less leading whitespace, a name only where its text is all that is replaced."""
-    if LONE_CR.search(text):  # the index's lines (parso's, as Python's) break there, the card's do not
-        return pre
-    reader = _CardCode()
-    reader.feed(pre)
-    reader.close()
-    starts = [0] + [match.end() for match in re.finditer("\n", pre)]  # HTMLParser counts lines by \n alone
+def _linked(pre: LexborNode, text: str, first: int, links: NameLinks) -> None:
+    """A line is linked only where it is its file line less leading whitespace, a name only where its token
+    is all its element holds."""
+    code = pre.css_first("code")
+    if code is None or LONE_CR.search(text):  # the index's lines (parso's, as Python's) break there, the card's do not
+        return
     file_lines = text.split("\n")
-    edits = []  # (start, end, html): a token's text and what replaces it, by offsets in `pre`
-    for line, (shown, tokens) in enumerate(reader.lines, first):
+    for line, (shown, tokens) in enumerate(_code_lines(code), first):
         if line > len(file_lines):
             break
         whole = file_lines[line - 1]
         margin = len(whole) - len(shown)
         if margin < 0 or whole[margin:] != shown or whole[:margin].strip():
             continue  # not this file line as quoted: link nothing on it
-        for column, token, (start, end) in tokens:
+        for column, token, span in tokens:
             linked = links.link(token, line, column + margin)
-            begin, stop = starts[start[0] - 1] + start[1], starts[end[0] - 1] + end[1]
-            if linked is not None and pre[begin:stop] == token:
-                edits.append((begin, stop, linked))
-    for begin, stop, replacement in sorted(edits, reverse=True):
-        pre = pre[:begin] + replacement + pre[stop:]
-    return pre
+            if linked is not None:
+                span.inner_html = linked
 
 
-class _CardCode(HTMLParser):
-    """The code of a card's <pre><code>, line by line: each line's text and its name tokens (column in the
-    line, text, and the positions where the token's text starts and ends)."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.lines: list[tuple[str, list]] = []
-        self._in_code = False
-        self._line: list[str] = []  # the current line's text so far
-        self._tokens: list = []  # the current line's name tokens
-        self._name: tuple[int, tuple[int, int], list[str]] | None = None  # the open name token
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "code":
-            self._in_code = True
-        elif self._in_code and tag == "span" and dict(attrs).get("class") in NAME_CLASSES:
-            line, column = self.getpos()
-            self._name = (sum(map(len, self._line)), (line, column + len(self.get_starttag_text())), [])
-
-    def handle_endtag(self, tag):
-        if self._name is not None and tag == "span":
-            column, start, text = self._name
-            self._tokens.append((column, "".join(text), (start, self.getpos())))
-            self._name = None
-        elif tag == "code" and self._in_code:
-            if "".join(self._line) or self._tokens:
-                self._end_line()
-            self._in_code = False
-
-    def handle_data(self, data):
-        if not self._in_code:
-            return
-        for n, piece in enumerate(data.split("\n")):
+def _code_lines(code: LexborNode) -> list[tuple[str, list]]:
+    """The code's lines: each line's text and its name tokens (column in the line, text, and its element)."""
+    lines, shown, tokens = [], [], []
+    for node in code.traverse(include_text=True):
+        if not node.is_text_node:
+            continue
+        parent = node.parent
+        if parent.tag == "span" and parent.attributes.get("class") in NAME_CLASSES \
+                and node.prev is None and node.next is None:
+            tokens.append((sum(map(len, shown)), node.text_content, parent))
+        for n, piece in enumerate(node.text_content.split("\n")):
             if n:
-                self._end_line()
-            self._line.append(piece)
-            if self._name is not None:
-                self._name[2].append(piece)
-
-    def _end_line(self):
-        self.lines.append(("".join(self._line), self._tokens))
-        self._line, self._tokens = [], []
+                lines.append(("".join(shown), tokens))
+                shown, tokens = [], []
+            shown.append(piece)
+    if "".join(shown) or tokens:
+        lines.append(("".join(shown), tokens))
+    return lines

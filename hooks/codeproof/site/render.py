@@ -9,14 +9,15 @@ are (Markup).
 
 from __future__ import annotations
 
-import html
 import secrets
 import textwrap
 
 from markupsafe import Markup
+from selectolax.lexbor import LexborNode
 
 from codeproof.common.fences import fence
 from codeproof.common.kinds.base import Kind
+from codeproof.common.pagetree import Tree
 from codeproof.common.kinds.registry import CARD_CLASS, BlockKind, card_class
 from codeproof.common.structure import Excerpt, FileRef, Problem
 from codeproof.common.templates import TEMPLATES
@@ -36,33 +37,24 @@ def sealed(template: str, seal: str, kind: Kind | None = None, **values) -> str:
     return TEMPLATES.get_template(template).render(seal_name=SEAL_ATTRIBUTE, seal=seal, **face, **values)
 
 
-def card_opening(css: str, seal: str) -> str:
-    """How a sealed card of the kind whose `css` this is ("source", "experiment"...) starts in a rendered page: the
-    engine's own, which nothing an author writes can show (see guard)."""
-    return f'<div class="{CARD_CLASS} {card_class(css)}" {SEAL_ATTRIBUTE}="{seal}"'
+def sealed_cards(tree: Tree, css: str, seal: str) -> list[LexborNode]:
+    """The sealed cards of the kind whose `css` this is ("source", "experiment"...) in a rendered page's tree, in
+    order: the engine's own, which nothing an author writes can show (see guard)."""
+    opening = f"{CARD_CLASS} {card_class(css)}"
+    return [node for node in tree.css(f"div[{SEAL_ATTRIBUTE}]")
+            if node.attributes.get(SEAL_ATTRIBUTE) == seal and node.attributes.get("class") == opening]
 
 
-def copied_lines(html: str, seal: str, cards: list[tuple[str, Excerpt]]) -> str:
-    """A rendered page, still sealed, whose quote cards give their copy button the quoted lines as in the file
-    (`data-copy`, which Material's copy button takes), indentation included: what a quote of them must hold.
-    `cards` is each verified quote card's kind (its css: "source", "experiment") and lines, in the page's order per kind.
-    Added to the HTML after Markdown, which would expand tabs and entities in an attribute it reads."""
-    pieces, at = [], {kind: 0 for kind, _ in cards}
+def copied_lines(tree: Tree, seal: str, cards: list[tuple[str, Excerpt]]) -> None:
+    """The quote cards of a rendered page (its tree, still sealed) give their copy button the quoted lines as in
+    the file (`data-copy`, which Material's copy button takes), indentation included: what a quote of them must
+    hold. `cards` is each verified quote card's kind (its css: "source", "experiment") and lines, in the page's
+    order per kind. Added to the tree after Markdown, which would expand tabs and entities in an attribute it reads."""
+    found = {kind: iter(sealed_cards(tree, kind, seal)) for kind, _ in cards}
     for kind, excerpt in cards:
-        opening = card_opening(kind, seal)
-        start = html.find(opening, at[kind])
-        if start < 0:
-            break
-        at[kind] = start + len(opening)
-        pieces.append((at[kind], f' data-copy="{_attribute_text(excerpt.text)}"'))
-    for where, attribute in sorted(pieces, reverse=True):
-        html = html[:where] + attribute + html[where:]
-    return html
-
-
-def _attribute_text(text: str) -> str:
-    """Text as an attribute's value that a browser reads back exactly: the HTML parser would turn a CR into LF."""
-    return html.escape(text, quote=True).replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#9;")
+        card = next(found[kind], None)
+        if card is not None:
+            card.attrs["data-copy"] = excerpt.text
 
 
 def _code_fence(kind: Kind, excerpt: Excerpt, dedent: bool) -> str:

@@ -18,11 +18,12 @@ from pathlib import Path
 from markupsafe import Markup
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
-from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.common import pagetree
+from codeproof.common.pagetree import Tree
 from codeproof.series.config import Series, in_ci
-from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_card_names
-from codeproof.site.render import card_opening
+from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_names
+from codeproof.site.render import sealed_cards
 from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
@@ -230,46 +231,51 @@ def too_long(data: bytes, max_lines: int) -> bool:
     return data.count(b"\n") > max_lines
 
 
-def link_post_cards(html: str, seal: str, quoted: list[tuple[FileRef, Excerpt]], site: SourceSite, baseline,
-                    page_url: str, link) -> str:
-    """A rendered post, still sealed, with the names in its REAL SOURCE cards linked to their definitions,
+def link_post_cards(tree: Tree, seal: str, quoted: list[tuple[FileRef, Excerpt]], site: SourceSite, baseline,
+                    page_url: str, link) -> None:
+    """The names in a rendered post's REAL SOURCE cards (its tree, still sealed) linked to their definitions,
     where the card quotes a published file. `quoted` is the page's verified cards in order; `link(path, line)`
     addresses a line of a source page from the post, at `page_url`."""
-    # CI keeps no card from an earlier build of the process: its key names the files, not what the index holds.
-    cards = [(site.files[ref.path].decode("utf-8", "replace"), excerpt.first,
-              NameLinks(site.index.references.get(ref.path, []), link,
-                        key=None if in_ci() else (site.index.key, ref.path, page_url)))
-             if baseline.holds(ref) and ref.path in site.files else None
-             for ref, excerpt in quoted]
-    return link_card_names(html, card_opening(BlockKind.SOURCE.css, seal), cards)
+    for card, (ref, excerpt) in zip(sealed_cards(tree, BlockKind.SOURCE.css, seal), quoted):
+        code = card.css_first("pre")
+        if code is not None and baseline.holds(ref) and ref.path in site.files:
+            # CI keeps no card from an earlier build of the process: its key names the files, not what the index holds.
+            links = NameLinks(site.index.references.get(ref.path, []), link,
+                              key=None if in_ci() else (site.index.key, ref.path, page_url))
+            if links:
+                link_names(code, site.files[ref.path].decode("utf-8", "replace"), excerpt.first, links)
 
 
-def link_experiment_cards(html: str, seal: str, tried: list[tuple[str, Excerpt]], site: SourceSite, scripts: dict[str, str],
-                          link) -> str:
-    """A rendered post, still sealed, with the package's names in its EXPERIMENT cards linked to their
+def link_experiment_cards(tree: Tree, seal: str, tried: list[tuple[str, Excerpt]], site: SourceSite,
+                          scripts: dict[str, str], link) -> None:
+    """The package's names in a rendered post's EXPERIMENT cards (its tree, still sealed) linked to their
     definitions. `tried` is the page's verified cards in order; `scripts` the scripts' texts by path."""
-    cards = [(scripts[path], excerpt.first, NameLinks(site.scripts.get(path, []), link))
-             if path in scripts else None for path, excerpt in tried]
-    return link_card_names(html, card_opening(BlockKind.EXPERIMENT.css, seal), cards)
+    for card, (path, excerpt) in zip(sealed_cards(tree, BlockKind.EXPERIMENT.css, seal), tried):
+        code = card.css_first("pre")
+        links = NameLinks(site.scripts.get(path, []), link)
+        if code is not None and path in scripts and links:
+            link_names(code, scripts[path], excerpt.first, links)
 
 
 def link_script_page(html: str, path: str, text: str, site: SourceSite, link) -> str:
     """A script's page with the package's names in its code linked (its one code block, from line 1)."""
-    return link_card_names(html, "", [(text, 1, NameLinks(site.scripts.get(path, []), link))])
+    tree, links = pagetree.read(html), NameLinks(site.scripts.get(path, []), link)
+    code = tree.css_first("pre")
+    if code is None or not links:
+        return html
+    link_names(code, text, 1, links)
+    return pagetree.written(tree)
 
 
-def card_sections(html: str) -> list[tuple[str, str]]:
+def card_sections(tree: Tree) -> list[tuple[str, str]]:
     """(heading id, heading text) of the section (h2 or h3) of each REAL SOURCE card in a rendered post, in
-    order. Read by Lexbor, as the guard reads the page; a heading's permalink (¶) is no part of its title."""
-    page = LexborHTMLParser(html)
-    for permalink in page.css("h2 a.headerlink, h3 a.headerlink"):
-        permalink.decompose()
+    order; a heading's permalink (¶) is no part of its title."""
     current, cards = ("", ""), []
-    for node in page.css("h2, h3, div.proof-card--source"):  # in document order
+    for node in tree.css("h2, h3, div.proof-card--source"):  # in document order
         if node.tag == "div":
             cards.append(current)
         elif node.attributes.get("id"):
-            current = (node.attributes["id"], node.text(deep=True).strip())
+            current = (node.attributes["id"], node.text(deep=True).strip().rstrip("¶").strip())
     return cards
 
 
