@@ -148,7 +148,7 @@ made=$want
 # An author's first build byte-compiles .venv beside the build (below), holding this lock: wait for it to end.
 mkdir -p "$state"
 exec 9>"$state/.venv.compiling"
-flock -n 9 || { echo "dev.sh: waiting for .venv's byte-compiling, which the first build started, to end..." >&2; flock 9; }
+flock -n 9 || { echo "dev.sh: waiting for .venv's byte-compiling to end: \`$(cat "$state/.venv.compiling.by" 2>/dev/null || echo ./dev.sh)\` started it after installing .venv (one process, at the lowest priority; it takes about a minute)..." >&2; flock 9; }
 exec 9>&-
 [ -n "${CODEPROOF_VENV:-}" ] || made=$(made_here .venv)  # (exits here when it refuses)
 if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set holds the site's too
@@ -205,6 +205,7 @@ if [ "$made" != "$want" ] && [ "$made" != "$test_set" ]; then  # the test set ho
     installed=$(files_but_bytecode)
     exec 9>"$state/.venv.compiling"
     flock 9
+    echo "./dev.sh${1:+ $1}" >"$state/.venv.compiling.by"  # what the next dev.sh says it waits for
     (
       for first in parso jedi numpy matplotlib autograd PIL fontTools kiwisolver contourpy ""; do
         nice -n 19 "$venv/bin/python" -m compileall -q -j 1 --invalidation-mode timestamp "$purelib/$first"

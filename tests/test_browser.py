@@ -11,7 +11,6 @@ from pathlib import Path
 from urllib.parse import quote, urljoin
 
 import pytest
-import yaml
 from PIL import Image
 from playwright import sync_api as playwright
 from selectolax.lexbor import LexborHTMLParser
@@ -20,6 +19,7 @@ from codeproof.common.kinds.registry import BlockKind
 from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
+from search_expectations import first_queries, listing_queries, title_words
 from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, inject_axe, pages, serve, show_every_code_block,
                          shown_faces, site_prefix, switch_scheme)
 
@@ -35,6 +35,7 @@ LINKED = [LINKED_NAME, CITATION]
 # Results wait on Material's search worker, which builds the index when search opens (about 1 s here, quiet). A
 # ceiling, not a wait: a machine busy with two suites and builds beside them once took over 15 s.
 SEARCH_WAIT = 45_000
+SERIES = load_series(ROOT / "mkdocs.yml").name
 
 
 @pytest.fixture(scope="module")
@@ -185,38 +186,35 @@ def test_the_series_bar_leads_from_a_post_to_the_overview_and_from_it_to_each_po
         assert page.url == base_url + url
 
 
-def post_data(key: str) -> list[tuple[str, set[str]]]:
-    """What each post's file in tests/posts/ (which every post has) lists under `key`: (entry, {the post})."""
-    found = []
-    for url in POSTS:
-        data = ROOT / "tests" / "posts" / f"{url.split('/')[1]}.yml"
-        assert data.is_file(), f"{data} is missing: say what the tests expect of the post (tests/posts/README.md)"
-        entries = yaml.safe_load(data.read_text(encoding="utf-8"))[key]
-        assert entries, (data, key)
-        found += [(entry, {url}) for entry in entries]
-    return found
+def search_results(page, base_url: str, query: str) -> set[str]:
+    """The pages a search for `query` lists, once the site's script has ordered them (by a search address)."""
+    page.goto(f"{base_url}?q={quote(query)}", wait_until="load")
+    page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
+    links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    return {re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links}
 
 
-def posts_by_word() -> list[tuple[str, set[str]]]:
-    """Each word of the posts' `words` (tests/posts/) with every post that lists it."""
-    posts: dict[str, set[str]] = {}
-    for word, post in post_data("words"):
-        posts.setdefault(word, set()).update(post)
-    return sorted(posts.items())
-
-
-@pytest.mark.parametrize("query, expected", posts_by_word())
-def test_search_lists_the_posts_that_contain_a_word(visit, base_url, query, expected):
+@pytest.mark.parametrize("url", POSTS)
+def test_typing_a_posts_title_lists_it(visit, base_url, url):
+    """The title without the series' name, typed as a reader types it (Chinese arrives without key events)."""
+    query = title_words(ROOT / "docs" / f"{url.removesuffix('/')}.md", SERIES)
     v = visit(base_url)
     page = v.page
     page.keyboard.press("/")  # Material's shortcut opens the search box
     page.keyboard.type(query)
-    page.keyboard.press("End")  # Chinese text arrives without key events; an IME commits it with a key, as here
-    page.wait_for_selector(".md-search-result__item", timeout=SEARCH_WAIT)
+    page.keyboard.press("End")  # an IME commits its text with a key, as here
+    page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
     links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
-    found = {re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links}
-    assert expected <= found, found
+    assert url in {re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links}
     assert v.errors == []
+
+
+@pytest.mark.parametrize("url", POSTS)
+def test_search_lists_a_post_by_each_of_its_headings_and_its_authors_words(visit, base_url, built, url):
+    queries = listing_queries(ROOT / "docs" / f"{url.removesuffix('/')}.md", built, url, SERIES)
+    v = visit(base_url)
+    missing = [query for query in queries if url not in search_results(v.page, base_url, query)]
+    assert len(queries) > 1 and missing == [] and v.errors == []
 
 
 @pytest.mark.parametrize("path", PAGES.values())
@@ -667,7 +665,7 @@ FIRST_RESULTS = [
     ("defjvp", {"source/autograd/core.py/#L155"}), ("vspace", {"source/autograd/core.py/#L288"}),
     ("check_grads", {"source/autograd/test_util.py/#L63"}),
     ("unbroadcast_f", {"source/autograd/numpy/numpy_vjps.py/#L895"}),
-] + post_data("search")
+]
 
 
 # The changes to the result list while the page has nothing else to do: counted from the page's first idle moment
@@ -779,7 +777,11 @@ def test_search_puts_posts_that_hold_a_query_first_and_finds_definitions_by_name
     """Each query of FIRST_RESULTS by a search address (?q=, as a shared search link opens)."""
     v = visit(base_url)
     wrong = {}
-    for query, expected in FIRST_RESULTS:
+    # And each post's: phrases only it holds (derived from it), and its author's queries (search_expects.first).
+    derived = [(query, {url}) for url in POSTS
+               for query, _ in first_queries(ROOT / "docs" / f"{url.removesuffix('/')}.md", built, url)]
+    assert all(any(query for query, expected in derived if expected == {url}) for url in POSTS)
+    for query, expected in FIRST_RESULTS + derived:
         v.page.goto(f"{base_url}?q={quote(query)}", wait_until="load")
         v.page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
         holders = {url for url in POSTS if holds(built, url, query)}
@@ -792,7 +794,7 @@ def test_search_puts_posts_that_hold_a_query_first_and_finds_definitions_by_name
                 break
     wrong = {query: problem for query, problem in wrong.items() if problem}
     assert wrong == {}
-    assert len(FIRST_RESULTS) >= 20 and v.errors == []
+    assert len(FIRST_RESULTS + derived) >= 20 and v.errors == []
 
 
 @pytest.mark.parametrize("width", [1280, 375])

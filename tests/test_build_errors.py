@@ -197,3 +197,18 @@ def test_a_symbol_defined_in_another_file_of_the_package_names_that_file(tmp_pat
     assert (f"docs/posts/p.md:{line}: REAL SOURCE pkg/mod.py (Symbol metadata) at {site.upstream.commits[0][:7]}: "
             "symbol 'metadata' is not in the file\n"
             "  hint: metadata is defined in pkg/wrap.py (line 4): write `File: pkg/wrap.py`") in err, err
+
+
+def test_a_failing_script_is_reported_once_with_every_block_it_breaks(site):
+    """Issue 53: its whole traceback was said once per block of the script (an [OUTPUT] and a [FIGURE] of it)."""
+    (site.root / "experiments" / "show.py").write_text('print("node value 3")\nprint("parents []")\n'
+                                                       'raise SystemExit("the reason it failed")\n', encoding="utf-8")
+    site.edit("The end.", f"And again:\n\n[OUTPUT]\nFile: experiments/show.py\n\n```text\n{OUTPUT}\n```\n\nThe end.")
+    built, log = site.build()
+    assert built is None
+    lines = site.post.read_text(encoding="utf-8").split("\n")
+    first, second = [n + 1 for n, line in enumerate(lines) if line == "[OUTPUT]"]
+    assert report(log) == (
+        f"1 problem:\n\ndocs/posts/p.md:{first}: experiments/show.py: exited with status 1\nthe reason it failed\n"
+        f"  also at docs/posts/p.md:{second}\n  hint: run it by hand from the repository's root, `.venv/bin/python -B "
+        "experiments/show.py`, and fix it")

@@ -320,3 +320,15 @@ def test_the_strict_build_fails_exactly_on_an_explicit_citation_that_names_nothi
 
     run()
     assert outcomes["built"] and outcomes["failed"], outcomes
+
+
+@pytest.mark.parametrize("text, target", [
+    ("Node(x)", ("pkg/mod.py", 8)), ("Node(fun, *vjps)", ("pkg/mod.py", 8)), ("Node(x=y, **rest)", ("pkg/mod.py", 8)),
+    ("Node(...)", ("pkg/mod.py", 8)), ("Node(1.)", None), ("Node([1., 2.])", None), ("Node('a')", None),
+    ("Node(x, 2)", None),
+])
+def test_a_bare_call_of_names_cites_its_definition_and_a_call_of_values_is_a_printout(text, target):
+    """Issue 53: `array(1.)`, NumPy's printout of a value, linked to numpy_wrapper.py:83 without a word."""
+    verdict = _tree().verdict(text)
+    assert not verdict.failed
+    assert ((verdict.target.path, verdict.target.first) if verdict.target else None) == target

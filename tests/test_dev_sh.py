@@ -66,8 +66,32 @@ def test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests_a
         elif found:
             collected.append(f"{module}::{found[2]}")
     assert sorted(collected) == [
+        "test_dev_sh.py::test_a_dev_sh_that_waits_for_the_byte_compiling_says_which_command_started_it",
         "test_dev_sh.py::test_fast_deselects_exactly_the_browsers_the_real_sites_and_the_slow_tests_and_pytests_cache_is_"
         "not_in_the_tree",
         "test_dev_sh.py::test_the_repository_tracks_no_tool_state", "test_mutations.py::test_every_switch_has_its_files"]
-    assert re.search(r"\b3/\d+ tests collected \((\d+) deselected\)", done.stdout), done.stdout
+    assert re.search(r"\b4/\d+ tests collected \((\d+) deselected\)", done.stdout), done.stdout
     assert f"cachedir: {repository_cache(ROOT) / 'pytest'}" in done.stdout.splitlines(), done.stdout
+
+
+def test_a_dev_sh_that_waits_for_the_byte_compiling_says_which_command_started_it(tmp_path):
+    """Issue 53: `./dev.sh new` said it waited for the byte-compiling "which the first build started", after only a
+    bare `./dev.sh`."""
+    import fcntl
+
+    copy = tmp_path / "repo"
+    copy.mkdir()
+    for name in ["dev.sh", "pyproject.toml", *(path.name for path in ROOT.glob("requirements*"))]:  # what it reads first
+        shutil.copy2(ROOT / name, copy / name)
+    state = repository_cache(copy)
+    state.mkdir(parents=True)
+    (state / ".venv.compiling.by").write_text("./dev.sh\n")
+    with open(state / ".venv.compiling", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        waiting = subprocess.Popen(["./dev.sh", "new", "5", "x"], cwd=copy, stderr=subprocess.PIPE, text=True,
+                                   env=with_this_environment())
+        said = waiting.stderr.readline()  # said before it waits on the lock this test holds
+        waiting.kill()
+        waiting.wait()
+    assert said == ("dev.sh: waiting for .venv's byte-compiling to end: `./dev.sh` started it after installing .venv "
+                    "(one process, at the lowest priority; it takes about a minute)...\n")

@@ -148,7 +148,7 @@ def test_a_script_exiting_with_status_1_is_reported_with_its_stderr(root, engine
     text = output_post("anything")
     checked = engine.check(output_block(text))
     assert checked.problem == Problem(  # the message ends with the script's standard error
-        POST, line_of(text, "[OUTPUT]"), f"OUTPUT {SCRIPT}: exited with status 1\nfirst stderr line\nboom: the reason it failed",
+        POST, line_of(text, "[OUTPUT]"), f"{SCRIPT}: exited with status 1\nfirst stderr line\nboom: the reason it failed",
         hint=f"run it by hand from the repository's root, `.venv/bin/python -B {SCRIPT}`, and fix it",
     )
     assert not checked.run.ok
@@ -168,7 +168,7 @@ def test_output_that_is_not_utf8_is_an_error_naming_the_script(root, engine):
     text = output_post("fine\ncafe")
     checked = engine.check(output_block(text))
     assert str(checked.problem) == (
-        f"{POST}:{line_of(text, '[OUTPUT]')}: OUTPUT {SCRIPT}: printed output that is not UTF-8 (byte 0xe9 on line 2);"
+        f"{POST}:{line_of(text, '[OUTPUT]')}: {SCRIPT}: printed output that is not UTF-8 (byte 0xe9 on line 2);"
         f" only UTF-8 text is published\n  hint: run it by hand from the repository's root, `.venv/bin/python -B {SCRIPT}`,"
         " and fix it"
     )
@@ -546,7 +546,7 @@ def test_with_ci_a_build_whose_sandbox_cannot_work_fails_at_each_output(tmp_path
     site = make_site(tmp_path)
     built, log = site.build()
     assert built is None
-    assert report(log) == f"1 problem:\n\ndocs/posts/p.md:32: OUTPUT {FIXTURE_SCRIPT}: {NO_SANDBOX_IN_CI}\n  hint: {SANDBOX_HINT}"
+    assert report(log) == f"1 problem:\n\ndocs/posts/p.md:32: {FIXTURE_SCRIPT}: {NO_SANDBOX_IN_CI}\n  hint: {SANDBOX_HINT}"
 
 
 @pytest.mark.parametrize("printed, shown", [("all checks \u202edeliaf\u202c", "U+202E on line 1"),

@@ -52,8 +52,8 @@ def test_a_new_post_is_scaffolded_its_announcement_removed_and_the_site_builds_w
     assert code == 0
     assert out.splitlines()[:3] == ["wrote docs/posts/broadcasting.md: Fixture series（二）：Broadcasting 的反向传播",
                                     f"removed the announcement of 第二篇 from mkdocs.yml (line {before.split(chr(10)).index('    - number: 2') + 1})",
-                                    "next: say in tests/posts/broadcasting.yml what a reader's search must find of it "
-                                    "(tests/posts/README.md); ./dev.sh test fails until it is there"]
+                                    "next: write it (its scripts under experiments/), then ./dev.sh lock and ./dev.sh "
+                                    "check; the tests derive what a reader's search must find of it"]
     after = (site.root / "mkdocs.yml").read_text(encoding="utf-8")
     assert after == before.replace("    - number: 2\n      title: 二的预告\n", "")  # the comment and the rest stay
     text = (site.root / "docs" / "posts" / "broadcasting.md").read_text(encoding="utf-8")

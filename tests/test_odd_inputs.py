@@ -104,11 +104,11 @@ docs/posts/p.md:9: REAL SOURCE pkg/mod.py (Symbol Node.__init__) at {site.commit
     assert not any((site.root / "site").iterdir())
 
 
+KEYS = "title, description, series, date, categories, tags, hide, search_expects"
 UNKNOWN_KEY = ("is not a key this site uses: the theme would publish it unchecked\n"
-               "  hint: remove it; the keys are title, description, series, date, categories, tags, hide (case-sensitive)")
+               f"  hint: remove it; the keys are {KEYS} (case-sensitive)")
 CLOSE_KEY = ("is not a key this site uses: the theme would publish it unchecked\n"
-             "  hint: did you mean {}? Else remove it; the keys are title, description, series, date, categories, tags, "
-             "hide (case-sensitive)")
+             f"  hint: did you mean {{}}? Else remove it; the keys are {KEYS} (case-sensitive)")
 OUTSIDE_A_CARD = "names a block marker, which would be published outside a verified card\n  hint: write it without the brackets"
 
 

@@ -78,10 +78,12 @@ def test_a_page_outside_posts_without_series_is_no_post():
     ("title: x\nseries: 5\n",
      "docs/posts/x.md:1: front matter: a post of the series needs a date\n  hint: add it, e.g. date: 2026-09-05"),
     ("title: x\nseries: 5\ndate: 2026-02-30\n",
-     "docs/posts/x.md:4: front matter cannot be read: day is out of range for month\n"
-     "  hint: a date is written as 2026-09-05"),
+     "docs/posts/x.md:4: front matter: date 2026-02-30 is written as a date, but the calendar has no such day (day "
+     "is out of range for month)\n  hint: write a day 2026-02 has"),
     ("title: x\nseries: 5\ndate: 05.09.2026\n",
      "docs/posts/x.md:4: front matter: date '05.09.2026' is not a date\n  hint: write it as 2026-09-05"),
+    ("title: x\nseries: 5\ndate: 2026-01-01\nsearch_expects: {lists: [a], frist: [b]}\n",
+     "docs/posts/x.md:5: front matter: search_expects takes lists and first, not 'frist'\n  hint: did you mean first?"),
     ("title: [x\nseries: 5\n",
      "docs/posts/x.md:3: front matter is not YAML: did not find expected ',' or ']'\n"
      "  hint: write each setting as `key: value`; quote values with : or # in them"),
@@ -97,7 +99,7 @@ def test_a_page_outside_posts_without_series_is_no_post():
      "docs/posts/x.md:2: front matter: title must be text, not bool True\n  hint: write it in quotes, e.g. title: \"…\""),
     ("title: x\nseries: 5\ndate: 2026-01-01\n1: y\n",
      "docs/posts/x.md:5: front matter: '1' is not a key this site uses: the theme would publish it unchecked\n"
-     "  hint: remove it; the keys are title, description, series, date, categories, tags, hide (case-sensitive)"),
+     "  hint: remove it; the keys are title, description, series, date, categories, tags, hide, search_expects (case-sensitive)"),
     ("title: &a [x]\nseries: 5\ndate: 2026-01-01\ntags: *a\n",
      "docs/posts/x.md:2: front matter repeats a value with a YAML alias (*name)\n  hint: write the value out where it is used"),
     ("title: x\nseries: 5\ndate: 2026-01-01\ntags: autograd\n",

@@ -24,12 +24,13 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def served(tmp_path):
+def served(tmp_path, request):
+    """A fixture site served by `mkdocs serve`, with the options a test gives as its parameter."""
     site = make_site(tmp_path).root
     port = free_port()
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1:{port}/"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}", *getattr(request, "param", [])],
         cwd=site, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -78,11 +79,13 @@ def test_a_broken_quote_shows_an_error_box_and_fixing_it_removes_the_box(served)
     assert html.count(SOURCE_CARD) == 1
 
 
+@pytest.mark.parametrize("served", [[], ["--dirty"]], indirect=True, ids=["serve", "serve --dirty"])
 def test_editing_an_experiment_reruns_it_and_a_mismatch_shows_on_the_page(served):
+    """Issue 53: under --dirty, MkDocs rebuilt only pages whose Markdown changed: the post kept its old stamp."""
     site, base, server = served
     wait_for(base + PAGE, server, lambda h: "parents []" in h and "proof-error" not in h)
     script = site / SCRIPT
     script.write_text(script.read_text() + 'print("one line more")\n')  # the quoted lines stay as they are
     html = wait_for(base + PAGE, server, lambda h: "proof-error" in h)
     assert f"OUTPUT {SCRIPT}: output differs from the recorded output" in html
-    assert "+one line more" in html
+    assert "+one line more" in html and "proof-card--output" not in html  # the problem in place of the old card

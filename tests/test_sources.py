@@ -265,9 +265,14 @@ def test_lock_takes_a_fresh_fetch_not_a_tampered_cache(upstream, capsys):
     cache_repo = series.cache_dir / "git" / "fixture__upstream.git"
     cache_repo.mkdir(parents=True)
     git(cache_repo, "init", "-q", "--bare")
+    upstream.post.write_text(upstream.post.read_text() + "\nSee `helper` too.\n")
     assert main(["lock", "--config", str(upstream.config())]) == 0
     out = capsys.readouterr().out
-    assert out == f"locked fixture/upstream@{old[:7]}:pkg/mod.py = {git_blob_sha1(MODULE_V1.encode())} (from git)\n"
+    lines = upstream.post.read_text().split("\n")
+    quoted = [n + 1 for n, line in enumerate(lines) if line == "[REAL SOURCE]"]
+    assert out == (f"locked fixture/upstream@{old[:7]}:pkg/mod.py = {git_blob_sha1(MODULE_V1.encode())} (from git): "
+                   + ", ".join(f"quoted at docs/posts/p.md:{line}" for line in quoted)
+                   + f", cited at docs/posts/p.md:{len(lines) - 1} (`helper`)\n")  # why it is locked
     assert not any(cache_repo.glob("objects/??/*"))  # nothing was fetched into the cache
 
 

@@ -390,10 +390,15 @@ def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> in
     git fetch (git checks every object), or the release archive checked against its pinned SHA-256."""
     store = default_store(series, fresh=True)
     lock_file = store.lock
-    refs = {series.baseline.ref_of(b) for p in posts for b in p.blocks if b.kind.upstream}
+    why: dict[FileRef, list[str]] = {}  # each file's reasons to be in the lock, said as it is locked
+    for post in posts:
+        for block in post.blocks:
+            if block.kind.upstream:
+                why.setdefault(series.baseline.ref_of(block), []).append(f"quoted at {block.post}:{block.line}")
     if worded:
-        refs |= _cited_files(series, store, worded, setup)
-    refs = sorted(refs)
+        for ref, reasons in _cited_files(series, store, worded, setup).items():
+            why.setdefault(ref, []).extend(reasons)
+    refs = sorted(why)
     failures = locked = 0
     for ref in refs:
         if lock_file.expected(ref):
@@ -406,7 +411,9 @@ def lock(series, posts, worded=(), setup: MarkdownSetup = MarkdownSetup()) -> in
             continue
         sha = git_blob_sha1(data)
         lock_file.record(ref, sha)
-        print(f"locked {ref} = {sha} (from {provider})")
+        reasons = why[ref][:SHOWN_REASONS] + ([f"{len(why[ref]) - SHOWN_REASONS} more"]
+                                              if len(why[ref]) > SHOWN_REASONS else [])
+        print(f"locked {ref} = {sha} (from {provider}): {', '.join(reasons)}")
         locked += 1
     if not locked and not failures:
         print(f"nothing to lock: every file the posts quote and cite ({len(refs)}) is in {lock_file.path.name} already")
@@ -435,8 +442,12 @@ def lock_matrix(series, config_file: Path) -> int:
     return 0
 
 
-def _cited_files(series, store, posts, setup: MarkdownSetup) -> set[FileRef]:
-    """The upstream files the posts' words cite, read from the store's own proven sources (no lock needed)."""
+SHOWN_REASONS = 3
+
+
+def _cited_files(series, store, posts, setup: MarkdownSetup) -> dict[FileRef, list[str]]:
+    """The upstream files the posts' words cite, read from the store's own proven sources (no lock needed), each
+    with why: the citations (at their lines), or that a cited name's module imports it from there."""
     baseline = series.baseline
     scripts = {b.fields["File"]: (series.root / b.fields["File"]).read_bytes().decode("utf-8", "replace")
                for post in posts for b in post.blocks
@@ -449,13 +460,15 @@ def _cited_files(series, store, posts, setup: MarkdownSetup) -> set[FileRef]:
     engine = Engine(series, store=store)
     tree = engine.pinned_tree(package, scripts,
                               read=lambda path: store.fetch(FileRef(baseline.repo, baseline.commit, path))[0].decode("utf-8"))
-    cited = set()
+    cited: dict[FileRef, list[str]] = {}
     for post in posts:
-        cited |= {FileRef(baseline.repo, baseline.commit, verdict.target.path)
-                  for _, verdict, _ in engine.citations(post, words_of(post, setup), tree)
-                  if verdict.target and not verdict.target.script}
-    return cited | {FileRef(baseline.repo, baseline.commit, path) for path in tree.read_paths()}
-
+        for span, verdict, _ in engine.citations(post, words_of(post, setup), tree):
+            if verdict.target and not verdict.target.script:
+                cited.setdefault(FileRef(baseline.repo, baseline.commit, verdict.target.path), []).append(
+                    f"cited at {post.post}:{span.line} (`{span.text}`)")
+    for path in tree.read_paths():
+        cited.setdefault(FileRef(baseline.repo, baseline.commit, path), []).append("read to follow a citation's import")
+    return cited
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -268,7 +268,9 @@ class Engine:
                 f"run it by hand from the repository's root, `.venv/bin/python -B {script}`, and fix it"
                 + (f"; or, if it needs longer, raise extra.series.experiments.timeout in mkdocs.yml (now "
                    f"{self.series.experiment_timeout:g} s)" if run.timed_out else ""))
-            return self._problem(block, f"{kind} {script}: {failure}", hint, run)
+            # Said without the block's kind: every block of a failed script has the same problem, which the report
+            # says once, at the first, with the others as `also at`.
+            return self._problem(block, f"{script}: {failure}", hint, run)
         return run
 
     def draw_figure(self, block: Block, run: RunResult) -> Checked:

@@ -63,9 +63,10 @@ class SeriesHooks:
         self.nav_posts: set[str] = set()  # src_uri of the posts on_nav places
         self.site_dir: str | None = None  # where this build writes, once the configuration is sound
         self.mkdocs_command = "build"  # of this process: MkDocs calls on_startup once, before the first on_config
+        self.dirty = False
 
     def on_startup(self, command, dirty):
-        self.mkdocs_command = command
+        self.mkdocs_command, self.dirty = command, dirty
 
     @event_priority(100)  # before the feed's and search's on_config, which read the settings filled in here
     def on_config(self, config):
@@ -134,6 +135,12 @@ class SeriesHooks:
             inclusion = InclusionLevel.UNDEFINED if file.in_nav else InclusionLevel.NOT_IN_NAV
             files.append(File.generated(config, file.src_uri, content=file.content, inclusion=inclusion))
         build.prove_posts(relative_link)
+        if self.dirty:  # MkDocs rebuilds only pages whose Markdown is newer than what it wrote: a post whose script,
+            # lock or configuration changed would keep its old stamp. The pages a proof reaches are always rebuilt.
+            for src_uri in [entry.src_uri for entry in build.series.posts] + ["index.md"]:
+                file = files.get_file_from_path(src_uri)
+                if file is not None and os.path.isfile(file.abs_dest_path):
+                    os.remove(file.abs_dest_path)
         return files
 
     def on_page_markdown(self, markdown, page, config, files):

@@ -7,8 +7,9 @@ A span's text is a citation in one of these forms (docs/authoring.md, 正文里�
   `numpy_vjps.py :: defvjp(anp.add, ...)`); the file a path, a unique suffix or a dotted module
   (`autograd.extend :: defvjp`, followed through the module's imports to the definition);
 - `file:N` or `file:N-M`;
-- a bare dotted name, alone or followed by one subscript or one call (`primitive_vjps`, `VJPNode.__init__`,
-  `primitive_vjps[fun]`): its name part is what links.
+- a bare dotted name, alone or followed by one subscript or one call of names (`primitive_vjps`, `VJPNode.__init__`,
+  `primitive_vjps[fun]`, `grad(f)`): its name part is what links. A call of values (`array(1.)`) is what NumPy
+  prints, and stays text.
 
 The first three are explicit: they must resolve, and a Verdict that does not says what the pin holds instead.
 A bare name is never guessed: it links when exactly one definition of it exists in the package's own source, or
@@ -51,7 +52,11 @@ SYMBOL_RE = re.compile(r"^(?P<file>\S+)\s+::\s+(?P<symbol>\S.*)$")
 LINES_RE = re.compile(r"^(?P<file>[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z0-9]+):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 PYTHON_PATH_RE = re.compile(r"^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.py$")
 MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
-NAME_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\[[^\[\]]*\]|\([^()]*\))?$")
+# A call's arguments are names (`grad(f)`, `defvjp(fun, *vjps)`, `f(x=y)`, `f(...)`): a call of values is what
+# NumPy prints (`array(1.)`, `array([1., 2.])`), no citation; the explicit form (`numpy_wrapper.py :: array`) links it.
+ARGUMENT = r"(?:\*{0,2}[A-Za-z_][A-Za-z0-9_.]*(?:=[A-Za-z_][A-Za-z0-9_.]*)?|\.\.\.)"
+NAME_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
+                     rf"(?:\[[^\[\]]*\]|\(\s*(?:{ARGUMENT}(?:\s*,\s*{ARGUMENT})*)?\s*\))?$")
 IDENTIFIER_RE = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_])")
 SHOWN_PLACES = 4  # of an ambiguous name's definitions, in what check --references says
 MAX_LINE_DIGITS = 9  # of a cited line number: a file of a billion lines is none the series quotes

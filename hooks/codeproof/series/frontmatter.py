@@ -86,6 +86,13 @@ FRONT_MATTER = Section({
     "categories": _words("categories"),
     "tags": _words("tags"),
     "hide": Value(object, "a list of words", _hideable, default=None, null=False),
+    # What a reader's search must find of the post beyond what the tests derive from it (its title, its headings, a
+    # phrase only it holds): read by the tests alone, never published.
+    "search_expects": Section({
+        "lists": _words("search_expects.lists"),  # queries whose results list the post
+        "first": _words("search_expects.first"),  # queries whose first result is the post, if no post holds them
+    }, unknown=lambda key, value, close, names: Invalid(
+        f"search_expects takes {' and '.join(names)}, not {key!r}", f"did you mean {close}?" if close else None)),
 }, unknown=_unknown_key)
 KEYS = tuple(FRONT_MATTER.settings)
 
@@ -110,6 +117,18 @@ def _shared_node(root):
         elif isinstance(node, yaml.SequenceNode):
             stack += node.value
     return None
+
+
+def _days_that_do_not_exist(root) -> list[tuple[int, str, str, str]]:
+    """(line, key, text, why) of each value YAML reads as a date (its timestamp form) that no calendar holds."""
+    found = []
+    for key, value in root.value:
+        if isinstance(value, yaml.ScalarNode) and value.tag == "tag:yaml.org,2002:timestamp":
+            try:
+                datetime.date(*map(int, value.value[:10].split("-")))
+            except ValueError as error:
+                found.append((2 + value.start_mark.line, str(key.value), value.value, str(error)))
+    return found
 
 
 def _is_date(value) -> bool:
@@ -157,11 +176,16 @@ def front_matter(raw: str, post: str) -> FrontMatter:
     if shared is not None:  # an alias: of no use here, and a few nested ones expand to more than memory holds
         return FrontMatter(problems=[Problem(post, 2 + shared.start_mark.line, "front matter repeats a value with a "
                                              "YAML alias (*name)", hint="write the value out where it is used")])
+    missing = _days_that_do_not_exist(node)
+    if missing:  # YAML reads 2026-02-30 as a date, and fails
+        return FrontMatter(problems=[Problem(post, line, f"front matter: {key} {value} is written as a date, but the "
+                                             f"calendar has no such day ({why})", hint=f"write a day {value[:7]} has")
+                                     for line, key, value, why in missing])
     try:
         meta = yaml.load(text, Loader=SAFE_LOADER)
-    except (yaml.YAMLError, ValueError) as error:  # e.g. date: 2026-02-30, which YAML reads as a date
-        return FrontMatter(problems=[Problem(post, lines.get("date", 1), f"front matter cannot be read: {error}",
-                                             hint="a date is written as 2026-09-05")])
+    except (yaml.YAMLError, ValueError) as error:
+        return FrontMatter(problems=[Problem(post, 1, f"front matter cannot be read: {error}",
+                                             hint="write each setting as `key: value`, in plain text")])
     front = FrontMatter(meta, lines)
     front.problems += front_matter_problems(front, post)
     return front

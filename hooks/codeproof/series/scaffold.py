@@ -71,8 +71,8 @@ def new_post(series: Series, config_file: Path, docs: Path, model: SeriesModel, 
         changes[config_file] = without.encode("utf-8")
         done.append(f"removed the announcement of 第{chinese_number(number)}篇 from {name} (line {line})")
     write_together(series.root, changes)  # the post and its announcement's removal: both or neither
-    done.append(f"next: say in tests/posts/{path.stem}.yml what a reader's search must find of it (tests/posts/README.md); "
-                "./dev.sh test fails until it is there")
+    done.append("next: write it (its scripts under experiments/), then ./dev.sh lock and ./dev.sh check; the tests "
+                "derive what a reader's search must find of it")
     return done, []
 
 
