@@ -527,13 +527,17 @@ def test_in_the_bwrap_sandbox_there_is_no_network_not_even_loopback(root, make_r
     ("experiments/[OUTPUT] grad=42.py", "a block marker"),
     ("experiments/✓输出已验证.py", "a card's face (a card's label, or the words of its stamp)"),  # review, round five
     ("experiments/源码 REAL SOURCE/a.py", "a card's face (a card's label, or the words of its stamp)"),  # a folder
+    # Issue 52: a face or a marker split over folders, each name passing alone, read whole on the script's page (its
+    # description) and in a citation's tooltip.
+    ("experiments/✓ 输出/已验证 · Python 3.11.7 · autograd 1.9.1.py", "a card's face (a card's label, or the words of its stamp)"),
+    ("experiments/[REAL/SOURCE].py", "a block marker"),
 ])
 def test_a_script_whose_name_reads_as_a_cards_own_is_not_published(root, name, shows):
     write(root, name, printing("x"))
     files, problems = read_resources(root)
     assert files == []
-    shown = name if name.endswith("grad=42.py") or "✓" in name else name.rsplit("/", 1)[0]
-    assert problems == [Problem(shown, 1, f"the name shows {shows}, so its page would claim what nothing proved",
+    shown = name if name.endswith(("grad=42.py", "1.9.1.py", "SOURCE].py")) or "✓输出" in name else name.rsplit("/", 1)[0]
+    assert problems == [Problem(shown, 1, f"the path shows {shows}, so its page would claim what nothing proved",
                                 hint="rename it")]
 
 

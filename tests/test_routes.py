@@ -115,3 +115,33 @@ def test_a_sections_title_is_read_as_a_browser_reads_it():
     codes, _ = read_code(pagetree.read(page))
     assert [code.text for code in codes] == ["pkg/mod.py:1", "pkg/mod.py:2"]
     assert [code.section for code in codes] == [("s", "小节 ✓ 输出")] * 2  # the hidden heading is no section
+
+
+def test_a_posts_description_is_read_as_published_though_its_paragraph_holds_a_block(tmp_path):
+    """Issue 52 (attack 7 of the second round): a block glued under the first paragraph made the series model pass
+    over the paragraph (it holds a marker), and the description, made of it without the block, published the stamp
+    as plain text in <meta> and Open Graph."""
+    site = make_site(tmp_path)
+    site.edit("Some prose about `Node`.\n\n[REAL SOURCE]", f"Some prose about `{STAMP}` here.\n[REAL SOURCE]")
+    built, log = site.build()
+    assert built is None
+    line = site.post.read_text(encoding="utf-8").split("\n").index(f"Some prose about `{STAMP}` here.") + 1
+    assert report(log) == (
+        f"1 problem:\n\ndocs/posts/p.md:{line}: the page's description shows '输出已验证', a card's face: its first "
+        "paragraph, which <meta> and Open Graph publish as plain text, where it would pass for a verified card\n  hint: "
+        "say it in other words, give the page a `description:` in its front matter, or begin it with another paragraph")
+
+
+def test_a_headings_title_in_the_table_of_contents_is_read_as_the_guard_reads_a_page(tmp_path):
+    """Issue 52 (attack 2 of the second round): lines between two indented ``` (code to Markdown, a fence to the
+    block parser's line check) hid a heading's `data-toc-label`; Material's tables of contents showed the stamp."""
+    site = make_site(tmp_path, material=True)
+    label = f'## Foo {{data-toc-label="{STAMP}"}}'
+    site.edit("The end.", f"Intro.\n\n    ```\n\n{label}\n\nText.\n\n    ```\n\nThe end.")
+    built, log = site.build()
+    assert built is None
+    line = site.post.read_text(encoding="utf-8").split("\n").index(label) + 1
+    assert report(log) == (
+        f"1 problem:\n\ndocs/posts/p.md:{line}: the table of contents shows '输出已验证', a card's face: a heading's "
+        "title there, which the theme shows beside the page, outside any verified card\n  hint: say it in other words "
+        "(a heading's data-toc-label too)")

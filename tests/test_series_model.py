@@ -84,6 +84,14 @@ def test_a_page_outside_posts_without_series_is_no_post():
      "docs/posts/x.md:4: front matter: date '05.09.2026' is not a date\n  hint: write it as 2026-09-05"),
     ("title: x\nseries: 5\ndate: 2026-01-01\nsearch_expects: {lists: [a], frist: [b]}\n",
      "docs/posts/x.md:5: front matter: search_expects takes lists and first, not 'frist'\n  hint: did you mean first?"),
+    # Issue 52: each word passes alone; the post's header shows them side by side.
+    ("title: x\nseries: 5\ndate: 2026-01-01\ncategories: ['✓ 输出', '已验证 · Python 3.11.7']\n",
+     "docs/posts/x.md:5: front matter: categories ['✓ 输出', '已验证 · Python 3.11.7'] read together show '输出已验证', "
+     "a card's own face or marker: the post's header shows them side by side, outside a verified card\n"
+     "  hint: say them in other words"),
+    ("title: x\nseries: 5\ndate: 2026-01-01\ntags: [源码, REAL SOURCE]\n",
+     "docs/posts/x.md:5: front matter: tags ['源码', 'REAL SOURCE'] read together show '源码 REAL SOURCE', a card's own "
+     "face or marker: the post's header shows them side by side, outside a verified card\n  hint: say them in other words"),
     ("title: [x\nseries: 5\n",
      "docs/posts/x.md:3: front matter is not YAML: did not find expected ',' or ']'\n"
      "  hint: write each setting as `key: value`; quote values with : or # in them"),

@@ -164,8 +164,11 @@ class SiteBuild:
         if not meta.get("description"):
             meta["description"] = (first_paragraph(guard.unseal(proved.markdown, self.engine.seal))
                                    or str(meta.get("title") or ""))
-            if self.series.post_at(src_uri) is None:  # a post's is its excerpt, which the series model checks
-                self.problems += description_problems(str(meta["description"]), parsed)
+            # A post's is its excerpt, which the series model checks in the Markdown (and passes over a paragraph that
+            # holds a block, whose Markdown is not what the description is made of): read as published, too.
+            said = {(problem.post, problem.line) for problem in self.problems}
+            self.problems += [problem for problem in description_problems(str(meta["description"]), parsed)
+                              if (problem.post, problem.line) not in said]
         if not homepage:
             return proved.markdown
         self.category_index = page_url if overview.CATEGORIES in proved.markdown else None
@@ -190,6 +193,20 @@ class SiteBuild:
                                         hint="a parser other than a browser's read the page otherwise: write its "
                                              "HTML plainly (close each comment with -->), or name the face in other "
                                              "words"))
+        return problems
+
+    def toc_problems(self, src_uri: str, titles: list[str]) -> list[Problem]:
+        """A page's table of contents, which the theme shows beside the page from its headings' titles (HTML; a
+        heading's `data-toc-label` sets one apart from its text), read as the guard reads a page."""
+        parsed, problems = self.parsed.get(src_uri), []
+        for title in titles:
+            for shown, what in guard.route_problems(title):
+                at = guard.showing_line(shown, parsed.lines) if parsed is not None else None
+                problems.append(Problem(parsed.post if parsed else f"docs/{src_uri}",
+                                        (parsed.first_line + at) if parsed is not None and at is not None else 1,
+                                        f"the table of contents {what}: a heading's title there, which the theme "
+                                        "shows beside the page, outside any verified card",
+                                        hint="say it in other words (a heading's data-toc-label too)"))
         return problems
 
     def page_content(self, src_uri: str, html: str, page_url: str, href) -> str:

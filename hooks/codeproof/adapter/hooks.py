@@ -148,7 +148,9 @@ class SeriesHooks:
                                    lambda url: relative_link(url, page.url))
 
     def on_page_content(self, html, page, config, files):
-        return self.build.page_content(page.file.src_uri, html, page.url, lambda url: relative_link(url, page.url))
+        written = self.build.page_content(page.file.src_uri, html, page.url, lambda url: relative_link(url, page.url))
+        self.build.problems += self.build.toc_problems(page.file.src_uri, [item.title for item in _toc(page.toc)])
+        return written
 
     def on_nav(self, nav, config, files):
         build = self.build
@@ -205,3 +207,10 @@ def relative_link(url: str, page_url: str) -> str:
     """A site URL as a link from the page at `page_url`: relative and percent-encoded (an upstream file's name may
     hold #, ?, % or a space). A fragment is added after."""
     return quote(get_relative_url(url, page_url))
+
+
+def _toc(items):
+    """Every entry of a page's table of contents, its subsections' too."""
+    for item in items:
+        yield item
+        yield from _toc(item.children)

@@ -152,9 +152,9 @@ def first_unshown(text: str) -> str:
 # sealed card (and in what an author writes into one: header values) they would pass for a verified card.
 STAMP_WORDS = "输出已验证"
 # Han characters a reader takes for those of the face: traditional and Japanese forms, 己 and 巳 for 已, and rarer
-# variants (岀 for 出, 騐 for 验), and radicals drawn as the characters they are (⻢ for 马); and a character's two
-# parts written side by side (讠正 reads as 证).
-FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳圖図岀騐⻢⻈⻋", "码实实验验输证证已已图图出验马讠车")
+# variants (岀 for 出, 騐 for 验), and radicals drawn as the characters they are (⻢ for 马, ⺒ for 巳 and so 已); and
+# a character's two parts written side by side (讠正 reads as 证).
+FACE_FOLD = str.maketrans("碼實実驗験輸證証己巳⺒圖図岀騐⻢⻈⻋", "码实实验验输证证已已已图图出验马讠车")
 # Each face character a reader may read from two parts side by side, in their simplified and traditional forms
 # (the CJK radicals' own characters ⻢ ⻈ ⻋, which have no compatibility mapping, are folded to 马 讠 车 above).
 FACE_PARTS = {left + right: whole for whole, lefts, rights in (

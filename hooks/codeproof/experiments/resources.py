@@ -104,8 +104,9 @@ def _read_folder(root: Path, folder: str, found: list[Resource], problems: list[
             problems.append(Problem(path, 1, f"its page would be the page of the folder {folder}/ (MkDocs makes "
                                              "index.md and README.md a folder's page), not a page of its own",
                                     hint="rename it"))
-        elif shown := passes_for_a_card([entry.name]):  # the name heads its published page, title and download
-            problems.append(Problem(path, 1, f"the name shows {shown[1]}, so its page would claim what nothing "
+        elif shown := passes_for_a_card([path]):  # the path heads its published page, title, description, download
+            # and a citation's tooltip: read whole (`✓ 输出/已验证 …`, a face split over folders, reads as one)
+            problems.append(Problem(path, 1, f"the path shows {shown[1]}, so its page would claim what nothing "
                                              "proved", hint="rename it"))
         elif entry.is_dir(follow_symlinks=False):
             _read_folder(root, path, found, problems)

@@ -7,9 +7,9 @@ A span's text is a citation in one of these forms (docs/authoring.md, 正文里�
   `numpy_vjps.py :: defvjp(anp.add, ...)`); the file a path, a unique suffix or a dotted module
   (`autograd.extend :: defvjp`, followed through the module's imports to the definition);
 - `file:N` or `file:N-M`;
-- a bare dotted name, alone or followed by one subscript or one call of names (`primitive_vjps`, `VJPNode.__init__`,
-  `primitive_vjps[fun]`, `grad(f)`): its name part is what links. A call of values (`array(1.)`) is what NumPy
-  prints, and stays text.
+- a bare dotted name, alone or followed by one subscript or one call (`primitive_vjps`, `VJPNode.__init__`,
+  `primitive_vjps[fun]`, `grad(f)`): its name part is what links. A name NumPy prints values as, called with
+  values (`array(1.)`, `float64(2.0)`), is a printout, and stays text.
 
 The first three are explicit: they must resolve, and a Verdict that does not says what the pin holds instead.
 A bare name is never guessed: it links when exactly one definition of it exists in the package's own source, or
@@ -52,11 +52,16 @@ SYMBOL_RE = re.compile(r"^(?P<file>\S+)\s+::\s+(?P<symbol>\S.*)$")
 LINES_RE = re.compile(r"^(?P<file>[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z0-9]+):(?P<first>\d+)(?:-(?P<last>\d+))?$")
 PYTHON_PATH_RE = re.compile(r"^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.py$")
 MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
-# A call's arguments are names (`grad(f)`, `defvjp(fun, *vjps)`, `f(x=y)`, `f(...)`): a call of values is what
-# NumPy prints (`array(1.)`, `array([1., 2.])`), no citation; the explicit form (`numpy_wrapper.py :: array`) links it.
-ARGUMENT = r"(?:\*{0,2}[A-Za-z_][A-Za-z0-9_.]*(?:=[A-Za-z_][A-Za-z0-9_.]*)?|\.\.\.)"
-NAME_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
-                     rf"(?:\[[^\[\]]*\]|\(\s*(?:{ARGUMENT}(?:\s*,\s*{ARGUMENT})*)?\s*\))?$")
+# What NumPy prints a value as (its repr): `array(1.)`, `float64(2.0)`, `dtype('float64')`. Called with values, such a
+# name is a printout in the words, no citation; called with names (`array(x)`) it is a call; the explicit form
+# (`numpy_wrapper.py :: array`) links it either way.
+PRINTED_AS = frozenset({"array", "matrix", "masked_array", "recarray", "memmap", "dtype", "bool_", "str_", "bytes_",
+                        "datetime64", "timedelta64", "float16", "float32", "float64", "float128", "longdouble",
+                        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                        "complex64", "complex128", "complex256", "clongdouble"})
+NAME_RE = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\[[^\[\]]*\]|\((?P<call>[^()]*)\))?$")
+ARGUMENTS_RE = re.compile(r"\s*(?:[*]{0,2}[A-Za-z_][A-Za-z0-9_.]*(?:=[A-Za-z_][A-Za-z0-9_.]*)?|\.\.\.)?"
+                          r"(?:\s*,\s*(?:[*]{0,2}[A-Za-z_][A-Za-z0-9_.]*(?:=[A-Za-z_][A-Za-z0-9_.]*)?|\.\.\.))*\s*")
 IDENTIFIER_RE = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?![A-Za-z0-9_])")
 SHOWN_PLACES = 4  # of an ambiguous name's definitions, in what check --references says
 MAX_LINE_DIGITS = 9  # of a cited line number: a file of a billion lines is none the series quotes
@@ -238,6 +243,10 @@ class PinnedTree:
         name = NAME_RE.match(text)
         if not name or keyword.iskeyword(name["name"].split(".")[0]):
             return Verdict(Form.NONE, why="not a citation")
+        if name["call"] is not None and name["name"].split(".")[-1] in PRINTED_AS \
+                and not ARGUMENTS_RE.fullmatch(name["call"]):
+            return Verdict(Form.NONE, why=f"a value as NumPy prints it, not a citation (cite "
+                                          f"`file :: {name['name'].split('.')[-1]}` to link its definition)")
         return self._name(name["name"], own)
 
     def name_verdict(self, name: str, own_scripts: Iterable[str] = ()) -> Verdict:

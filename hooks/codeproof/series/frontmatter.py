@@ -101,7 +101,17 @@ def front_matter_problems(front: FrontMatter, post: str) -> list[Problem]:
     """A problem for each key the site does not use and each value it cannot publish safely."""
     found: list[Finding] = []
     validate(FRONT_MATTER, front.meta, (), found)
-    return [Problem(post, front.line_of(path[0]), f"front matter: {message}", hint=hint) for path, message, hint in found]
+    problems = [Problem(post, front.line_of(path[0]), f"front matter: {message}", hint=hint) for path, message, hint in found]
+    for key in ("categories", "tags"):  # each word passed alone; the post's header shows them side by side
+        words = front.meta.get(key) if isinstance(front.meta, dict) else None
+        if not found and isinstance(words, list) and len(words) > 1:
+            together = " ".join(map(str, words))
+            shown = card_face(together) or (names_marker(together) and "a block marker")
+            if shown:
+                problems.append(Problem(post, front.line_of(key), f"front matter: {key} {words!r} read together show "
+                                        f"{shown!r}, a card's own face or marker: the post's header shows them side by "
+                                        "side, outside a verified card", hint="say them in other words"))
+    return problems
 
 
 def _shared_node(root):

@@ -1,0 +1,115 @@
+"""Benchmark: `mkdocs serve` of the real site with the hook (./dev.sh serve) against plain MkDocs serving the same
+pages without it (mkdocs.yml less its `hooks:`, in a copy of this tree): start to first page, and edit to view (one
+word of a post's prose changed, until the served post shows it). Alternating runs, medians, their ratios.
+
+Run from the repository root:  .venv/bin/python bench/serve.py [--runs 5] [--edits 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MKDOCS = Path(sys.executable).parent / "mkdocs"
+POST = "docs/posts/custom-primitive.md"
+PAGE = "posts/custom-primitive/"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetched(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.read().decode("utf-8")
+    except OSError:
+        return None
+
+
+def until(url: str, holds, server) -> float:
+    """Seconds until the page at `url` satisfies `holds` (polled every 20 ms)."""
+    start = time.perf_counter()
+    while True:
+        if server.poll() is not None:
+            sys.exit(f"the server stopped: {server.stderr.read()[-2000:]}")
+        page = fetched(url)
+        if page is not None and holds(page):
+            return time.perf_counter() - start
+        time.sleep(0.02)
+
+
+def serve(tree: Path, config: str, port: int):
+    return subprocess.Popen([str(MKDOCS), "serve", "-f", config, "--dev-addr", f"127.0.0.1:{port}"], cwd=tree,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+
+
+def session(tree: Path, config: str, edits: int) -> tuple[float, list[float]]:
+    """(start to first page, [edit to view...]) of one server."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/autograd-series/{PAGE}"
+    post = tree / POST
+    original = post.read_text(encoding="utf-8")
+    server = serve(tree, config, port)
+    try:
+        start = until(url, lambda page: "</html>" in page, server)
+        views = []
+        for n in range(edits):
+            word = f"benchword{n}x{time.monotonic_ns()}"
+            post.write_text(original.replace("原函数能算出值", f"原函数能算出值 {word}", 1), encoding="utf-8")
+            views.append(until(url, lambda page: word in page, server))
+        return start, views
+    finally:
+        post.write_text(original, encoding="utf-8")
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--edits", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="serve-bench-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(tree), "HEAD"], cwd=ROOT, check=True)
+        try:
+            text = (tree / "mkdocs.yml").read_text(encoding="utf-8")
+            plain = text.replace("hooks:\n  - hooks/series.py\n", "")
+            assert plain != text, "mkdocs.yml's hooks: entry moved: update the benchmark"
+            (tree / "plain.yml").write_text(plain, encoding="utf-8")
+            variants = {"hook": "mkdocs.yml", "plain": "plain.yml"}
+            for config in variants.values():
+                session(tree, config, 1)  # warms the caches
+            starts: dict[str, list[float]] = {name: [] for name in variants}
+            views: dict[str, list[float]] = {name: [] for name in variants}
+            for _ in range(args.runs):
+                for name, config in variants.items():
+                    start, edits = session(tree, config, args.edits)
+                    starts[name].append(start)
+                    views[name] += edits
+            for name in variants:
+                print(f"{name:5}: start to first page median {statistics.median(starts[name]):.2f} s "
+                      f"({', '.join(f'{v:.2f}' for v in starts[name])}); edit to view median "
+                      f"{statistics.median(views[name]):.2f} s")
+            print(f"ratios hook/plain: start {statistics.median(starts['hook']) / statistics.median(starts['plain']):.2f}, "
+                  f"edit to view {statistics.median(views['hook']) / statistics.median(views['plain']):.2f}")
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
+
+
+if __name__ == "__main__":
+    main()
