@@ -2,7 +2,7 @@
 pages without it (mkdocs.yml less its `hooks:`, in a copy of this tree): start to first page, and edit to view (one
 word of a post's prose changed, until the served post shows it). Alternating runs, medians, their ratios.
 
-Run from the repository root:  .venv/bin/python bench/serve.py [--runs 5] [--edits 5]
+Run from the repository root:  .venv/bin/python bench/serve.py [--runs 5] [--edits 5] [--rev HEAD]
 """
 
 from __future__ import annotations
@@ -82,10 +82,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--edits", type=int, default=5)
+    parser.add_argument("--rev", default="HEAD", help="the commit whose tree is served (HEAD; an earlier one, to compare)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="serve-bench-") as tmp:
         tree = Path(tmp) / "tree"
-        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(tree), "HEAD"], cwd=ROOT, check=True)
+        subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(tree), args.rev], cwd=ROOT, check=True)
         try:
             text = (tree / "mkdocs.yml").read_text(encoding="utf-8")
             plain = text.replace("hooks:\n  - hooks/series.py\n", "")

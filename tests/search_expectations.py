@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import yaml
 from selectolax.lexbor import LexborHTMLParser
@@ -71,3 +72,15 @@ def _ancestors(node):
     while node.parent is not None:
         node = node.parent
         yield node
+
+
+SEARCH_WAIT = 45_000  # ms: Material loads its index and lunr in a worker
+
+
+def search_results(page, base_url: str, query: str) -> list[str]:
+    """The pages a search for `query` lists (by a search address, as a shared search link opens it), in order, once
+    the site's script has ordered them."""
+    page.goto(f"{base_url}?q={quote(query)}", wait_until="load")
+    page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
+    links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
+    return [re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links]

@@ -19,7 +19,7 @@ from codeproof.common.kinds.registry import BlockKind
 from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
-from search_expectations import first_queries, listing_queries, title_words
+from search_expectations import first_queries, listing_queries, search_results, title_words
 from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, inject_axe, pages, serve, show_every_code_block,
                          shown_faces, site_prefix, switch_scheme)
 
@@ -184,14 +184,6 @@ def test_the_series_bar_leads_from_a_post_to_the_overview_and_from_it_to_each_po
         page.locator(f"article a[href='{url}']").first.click()
         page.wait_for_load_state()
         assert page.url == base_url + url
-
-
-def search_results(page, base_url: str, query: str) -> set[str]:
-    """The pages a search for `query` lists, once the site's script has ordered them (by a search address)."""
-    page.goto(f"{base_url}?q={quote(query)}", wait_until="load")
-    page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
-    links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
-    return {re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links}
 
 
 @pytest.mark.parametrize("url", POSTS)

@@ -8,6 +8,7 @@ from html import escape
 
 import pytest
 
+from codeproof.common.markers import card_face
 from codeproof.series.blocks import parse_post
 from codeproof.engine import Engine
 from codeproof.site.guard import check_page, check_titles, unseal
@@ -545,3 +546,15 @@ def test_rarer_han_forms_of_the_stamp_are_the_stamp(variant):
 def test_a_cells_phone_label_is_read_on_the_line_above_its_text():
     """On a phone the style sheet draws a cell's data-label above its text: `✓ 输出` over `已验证` reads as the stamp."""
     assert guard('<table><tr><td data-label="✓ 输出">已验证</td></tr></table>') == [face("输出已验证")]
+
+
+def test_a_code_span_of_many_faces_is_read_in_n_log_n_readings(monkeypatch):
+    """Issue 52 (the second round's attack 31): 40 spans, each `输出已验证` 79 times, took 22 s: each face was found by
+    reading every suffix and prefix of the span. Each is now found by bisection: what the time is made of is counted."""
+    from codeproof.site import guard
+
+    read = []
+    monkeypatch.setattr(guard, "card_face", lambda text: read.append(len(text)) or card_face(text))
+    span = "输出已验证" * 79
+    assert guard._without_faces(span) == guard.BREAK * 79
+    assert len(read) <= 79 * 2 * (len(span).bit_length() + 2)  # was 79 · 2 · len(span): 62,000 readings

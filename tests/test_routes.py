@@ -26,6 +26,7 @@ STAMP = "✓ 输出已验证 · Python 3.11.7 · autograd 1.9.1"
     ("<p>use [OUTPUT] here</p>", ["shows [OUTPUT] outside inline code"]),
     ("<p>✓ 输出<!-- -- > 已验证 · Python 3.11.7 --></p>", []),  # a browser's reading: the rest is a comment
     ("<p>✓ 输出<span title='已验证'>x</span></p>", []),
+    ("<p>✓ 输出⺒验证 · Python</p>", ["shows '输出已验证', a card's face"]),  # ⺒, a radical drawn as 巳 (and so 已)
     ('<div class="proof-card" data-codeproof="">✓ 输出已验证</div>', ["shows '输出已验证', a card's face"]),
 ])
 def test_a_route_is_read_as_a_browser_reads_it_and_holds_no_card(fragment, said):

@@ -301,13 +301,18 @@ class Engine:
             return self._problem(block, f"FIGURE {script}: cannot trace {call}: {_shown(graph)[:MAX_REASON]}",
                                  "the call runs after the script, with its globals: name a function it defines "
                                  "and an input autograd can trace", run, line=block.line_of("Graph"))
-        try:
-            layout = graphs.lay_out(graph, call, time.monotonic() + self.series.budgets.draw_seconds)
-        except graphs.PastDeadline:
-            return self._problem(block, f"FIGURE {script}: laying out the graph of {call} took longer than "
-                                        f"{self.series.budgets.phrase('draw_seconds')}",
-                                 "trace a smaller computation (fewer operations), or raise the budget", run,
-                                 line=block.line_of("Graph"))
+        layout = _LAYOUTS.get((produced, call))
+        if layout is None:
+            try:
+                layout = graphs.lay_out(graph, call, time.monotonic() + self.series.budgets.draw_seconds)
+            except graphs.PastDeadline:
+                return self._problem(block, f"FIGURE {script}: laying out the graph of {call} took longer than "
+                                            f"{self.series.budgets.phrase('draw_seconds')}",
+                                     "trace a smaller computation (fewer operations), or raise the budget", run,
+                                     line=block.line_of("Graph"))
+            if len(_LAYOUTS) >= KEPT_LAYOUTS:
+                _LAYOUTS.clear()
+            _LAYOUTS[(produced, call)] = layout
         return produced, graphs.LaidOut(graph, layout)
 
     def _written(self, block: Block, run: RunResult) -> tuple[str, CleanFigure] | Checked:
@@ -467,6 +472,12 @@ def own_scripts(parsed: ParsedPost) -> frozenset[str]:
 
 MAX_SAID = 8  # of a figure's problems; the rest are counted
 MAX_REASON = 300  # characters of why a graph was not traced (the error is the script's, of any length)
+
+
+# A graph's layout (frozen), by the trace it lays out and the call: each rebuild of `serve` draws the same graph, and
+# laying it out is a fifth of a second of it.
+_LAYOUTS: dict[tuple[str, str], graphs.Layout] = {}
+KEPT_LAYOUTS = 64
 
 
 def run_failure(run: RunResult, timeout: float) -> str | None:
