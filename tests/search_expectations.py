@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import quote
 
 import yaml
 from selectolax.lexbor import LexborHTMLParser
@@ -78,9 +77,12 @@ SEARCH_WAIT = 45_000  # ms: Material loads its index and lunr in a worker
 
 
 def search_results(page, base_url: str, query: str) -> list[str]:
-    """The pages a search for `query` lists (by a search address, as a shared search link opens it), in order, once
-    the site's script has ordered them."""
-    page.goto(f"{base_url}?q={quote(query)}", wait_until="load")
+    """The pages a search for `query` lists, in order, once the site's script has ordered them: typed into the
+    search box of a page of the site (opened once: its index loads once), as a reader searches again."""
+    if not page.url.startswith(base_url):
+        page.goto(base_url, wait_until="load")
+        page.keyboard.press("/")  # Material's shortcut opens the search box
+    page.fill("input.md-search__input", query)
     page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
     links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
     return [re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links]
