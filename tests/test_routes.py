@@ -146,3 +146,14 @@ def test_a_headings_title_in_the_table_of_contents_is_read_as_the_guard_reads_a_
         f"1 problem:\n\ndocs/posts/p.md:{line}: the table of contents shows '输出已验证', a card's face: a heading's "
         "title there, which the theme shows beside the page, outside any verified card\n  hint: say it in other words "
         "(a heading's data-toc-label too)")
+
+
+def test_a_face_an_images_alt_completes_is_refused_at_its_line(tmp_path):
+    """Issue 52 (the second round's attack 13): refused, but at the post's first line."""
+    site = make_site(tmp_path)
+    cell = "| ![✓ 输出](a.png)已验证 · Python 3.11.7 |"
+    site.edit("The end.", f"| a |\n| --- |\n{cell}\n\nThe end.")
+    built, log = site.build()
+    assert built is None
+    line = site.post.read_text(encoding="utf-8").split("\n").index(cell) + 1
+    assert report(log).startswith(f"1 problem:\n\ndocs/posts/p.md:{line}: the page shows '输出已验证' outside a verified card")

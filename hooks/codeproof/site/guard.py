@@ -505,6 +505,8 @@ class _Locator:
         """The first line that shows the card face as a reader reads it (card_face: however written, spaced or
         split by markup), alone or with the next line (a face broken over two lines of a paragraph)."""
         at = line_showing(face, [_shown_line(text) for _, text in self.lines])
+        if at is None:  # an image's alt, which a reader reads in its place: `![✓ 输出](a.png)已验证`, its address left out
+            at = line_showing(face, [LINK_TARGET_RE.sub("]", _shown_line(text)) for _, text in self.lines])
         return self.first_line if at is None else self.lines[at][0]
 
     def marker(self, kind: Kind) -> int:
@@ -514,6 +516,9 @@ class _Locator:
                 self.blamed.add(n)
                 return n
         return self.first_line
+
+
+LINK_TARGET_RE = re.compile(r"\]\([^()\s]*(?:\s+\"[^\"]*\")?\)")  # where a Markdown link or image leads: `](a.png "t")`
 
 
 def _shown_line(text: str) -> str:
