@@ -187,9 +187,8 @@ class SiteBuild:
         for url, fragment in fragments:
             parsed = posts.get(url.split("#", 1)[0])
             for shown, what in guard.route_problems(fragment):
-                at = guard.showing_line(shown, parsed.lines) if parsed is not None else None
-                where, line = (parsed.post, parsed.first_line + (at or 0)) if parsed is not None else (route, 1)
-                problems.append(Problem(where, line, f"{route} {what} for the page {url or '/'}, outside any verified card",
+                problems.append(Problem(*showing(parsed, shown, (route, 1)),
+                                        f"{route} {what} for the page {url or '/'}, outside any verified card",
                                         hint="a parser other than a browser's read the page otherwise: write its "
                                              "HTML plainly (close each comment with -->), or name the face in other "
                                              "words"))
@@ -201,9 +200,7 @@ class SiteBuild:
         parsed, problems = self.parsed.get(src_uri), []
         for title in titles:
             for shown, what in guard.route_problems(title):
-                at = guard.showing_line(shown, parsed.lines) if parsed is not None else None
-                problems.append(Problem(parsed.post if parsed else f"docs/{src_uri}",
-                                        (parsed.first_line + at) if parsed is not None and at is not None else 1,
+                problems.append(Problem(*showing(parsed, shown, (f"docs/{src_uri}", 1)),
                                         f"the table of contents {what}: a heading's title there, which the theme "
                                         "shows beside the page, outside any verified card",
                                         hint="say it in other words (a heading's data-toc-label too)"))
@@ -374,13 +371,21 @@ def source_line(href) -> Callable[[str, int | None], str]:
     return lambda path, number: href(addresses.source_page_url(path)) + (f"#L{number}" if number else "")
 
 
+def showing(parsed, shown: str, unparsed: tuple[str, int] | None) -> tuple[str, int]:
+    """(file, line) of the post's line that shows what a route showed (`shown`: a face or a marker; its first line if
+    none shows it alone), or `unparsed` for a page the build did not parse."""
+    if parsed is None:
+        return unparsed
+    at = guard.showing_line(shown, parsed.lines)
+    return parsed.post, parsed.first_line + (at or 0)
+
+
 def description_problems(description: str, parsed) -> list[Problem]:
     """A page's description as <meta>, Open Graph and the feeds publish it (plain text, escaped) read as the page
     guard reads a page: a card's face or a marker there is a problem at the line that shows it."""
     problems = []
     for shown, what in guard.route_problems(escape(description)):
-        at = guard.showing_line(shown, parsed.lines)
-        problems.append(Problem(parsed.post, parsed.first_line + (at or 0), f"the page's description {what}: its first "
+        problems.append(Problem(*showing(parsed, shown, None), f"the page's description {what}: its first "
                                 "paragraph, which <meta> and Open Graph publish as plain text, where it would pass for "
                                 "a verified card", hint="say it in other words, give the page a `description:` in its "
                                                         "front matter, or begin it with another paragraph"))
