@@ -19,6 +19,7 @@ from codeproof.experiments import compare
 from codeproof.experiments.figures import FOLDER_FAULT, clean_svg, collect_figures
 from codeproof.experiments.memorygroup import NO_MEMORY_GROUP, Hierarchy, memory_groups, remove_stale_groups
 from codeproof.experiments.runner import MEMORY_MARGIN_MIB, ExperimentRunner
+from codeproof.experiments.sandbox import SHM_BYTES
 from codeproof.experiments.tracing import MAX_MAKERS, MAX_NAMES, read_graph
 from codeproof.engine import run_failure
 from codeproof.series.config import SeriesConfigError, load_series
@@ -268,10 +269,13 @@ def test_a_burst_of_writes_between_two_counts_stops_at_the_sandboxs_memory(root,
                                           ("/dev/shm/outside", "No space left on device")])
 def test_in_the_sandbox_nothing_outside_its_tmp_may_be_written_past_a_small_fixed_size(root, make_runner, path, error):
     """Round six: the sandbox's / and /dev were writable memory of no size (half the machine's), and so was
-    /dev/shm. / and /dev are read-only now, and /dev/shm holds SHM_BYTES (16 MiB)."""
+    /dev/shm. / and /dev are read-only now, and /dev/shm holds SHM_BYTES (16 MiB) whatever the budget: here the
+    budget is larger than that, so the count of the run's folders (which may end a run past it at any moment,
+    CI's first failure of this test) never comes before the write that fills /dev/shm."""
     (root / "experiments" / "fill.py").write_text(
         f"with open({path!r}, 'wb') as out:\n    for n in range(64):\n        out.write(b' ' * (1 << 20))\n        out.flush()\n")
-    result = make_runner(sandbox="bwrap", budgets=Budgets(run_mib=4)).result("experiments/fill.py")
+    assert SHM_BYTES < 32 << 20
+    result = make_runner(sandbox="bwrap", budgets=Budgets(run_mib=32)).result("experiments/fill.py")
     assert (result.returncode, f"OSError: [Errno {28 if 'shm' in path else 30}] {error}" in result.stderr) == (1, True), \
         result.stderr
 
