@@ -89,3 +89,30 @@ def test_editing_an_experiment_reruns_it_and_a_mismatch_shows_on_the_page(served
     html = wait_for(base + PAGE, server, lambda h: "proof-error" in h)
     assert f"OUTPUT {SCRIPT}: output differs from the recorded output" in html
     assert "+one line more" in html and "proof-card--output" not in html  # the problem in place of the old card
+
+
+SOURCE_PAGE = "source/pkg/mod.py/"  # the fixture package's page, which the site generates
+
+
+def test_serve_answers_with_the_authors_pages_first_and_the_source_pages_follow_unasked(served):
+    """Issue 53: serve's first build leaves the package's source pages to the next build, which begins as the
+    server answers, with no file changed: the first page comes as soon as plain MkDocs' would."""
+    site, base, server = served
+    wait_for(base + PAGE, server, lambda h: h.count(SOURCE_CARD) == 1)
+    html = wait_for(base + SOURCE_PAGE, server, lambda h: "pkg/mod.py" in h)
+    assert 'id="L22"' in html
+    server.terminate()
+    server.wait(timeout=10)
+    assert "source pages (1): in the next build, which begins as the server answers" in server.stderr.read()
+
+
+@pytest.mark.parametrize("served", [["--no-livereload"]], indirect=True, ids=["serve --no-livereload"])
+def test_a_serve_that_never_rebuilds_builds_the_source_pages_with_the_first(served):
+    """Without livereload nothing builds again: the source pages are built with the author's, and are served
+    with them."""
+    site, base, server = served
+    wait_for(base + PAGE, server, lambda h: h.count(SOURCE_CARD) == 1)
+    assert 'id="L22"' in fetch(base + SOURCE_PAGE)
+    server.terminate()
+    server.wait(timeout=10)
+    assert "source pages (" not in server.stderr.read()

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from urllib.parse import quote, urljoin
 
+import click
 import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
@@ -64,9 +65,15 @@ class SeriesHooks:
         self.site_dir: str | None = None  # where this build writes, once the configuration is sound
         self.mkdocs_command = "build"  # of this process: MkDocs calls on_startup once, before the first on_config
         self.dirty = False
+        self.livereload = False  # serve rebuilds on a change (and so can build the source pages after the first page)
+        self.serving = False  # on_serve came: the first build is over and the server is about to answer
+        self.source_pages_deferred = False  # this build left the source pages to the next (serve's first build)
 
     def on_startup(self, command, dirty):
         self.mkdocs_command, self.dirty = command, dirty
+        # Known only from MkDocs' command line (`--no-livereload`); a serve started otherwise is taken as without.
+        context = click.get_current_context(silent=True)
+        self.livereload = command == "serve" and context is not None and context.params.get("livereload") is True
 
     @event_priority(100)  # before the feed's and search's on_config, which read the settings filled in here
     def on_config(self, config):
@@ -131,7 +138,12 @@ class SeriesHooks:
         theme_files = [file.src_uri for file in files if file.src_dir in config.theme.dirs]
         for src_uri in search.unfetched_theme_files(theme_files, (search_plugin and search_plugin.config.lang) or []):
             files.remove(files.get_file_from_path(src_uri))
+        # serve's first build leaves the package's source pages (most of its pages, none of them the author's) to a
+        # rebuild on_serve asks for at once: the author's pages are served first, as soon as plain MkDocs would.
+        self.source_pages_deferred = self.livereload and not self.serving and bool(build.site.source_pages)
         for file in build.site.files:
+            if self.source_pages_deferred and file.src_uri in build.site.source_pages:
+                continue
             inclusion = InclusionLevel.UNDEFINED if file.in_nav else InclusionLevel.NOT_IN_NAV
             files.append(File.generated(config, file.src_uri, content=file.content, inclusion=inclusion))
         build.prove_posts(relative_link)
@@ -198,9 +210,26 @@ class SeriesHooks:
             self.build.engine.runner.cancel()
 
     def on_serve(self, server, config, builder):
+        self.serving = True
         server.watch(str(self.build.engine.series.root / "experiments"))
         server.watch(str(self.build.engine.series.lock_file))
+        if self.source_pages_deferred:
+            self.log.info(f"source pages ({len(self.build.site.source_pages)}): in the next build, which begins "
+                          "as the server answers")
+            rebuild_soon(server, builder)
         return server
+
+
+def rebuild_soon(server, builder) -> None:
+    """Have MkDocs' server build the site again once it answers, as a change of a watched file does (MkDocs 1.6's
+    LiveReloadServer, whose version requirements.txt pins). Should that ever change, build again here, before
+    the server answers: the first page comes later, but no page is ever missing."""
+    try:
+        with server._rebuild_cond:
+            server._want_rebuild = True
+            server._rebuild_cond.notify_all()
+    except AttributeError:
+        builder()
 
 
 def relative_link(url: str, page_url: str) -> str:
