@@ -129,6 +129,12 @@ if [ "${1:-}" = lock-requirements ]; then
     "$uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
       --custom-compile-command "./dev.sh lock-requirements" -o "$set.lock" "$set.txt"
   done
+  # The engine's core alone, and with Zensical: each set pyproject.toml names, whole and hashed, each package at
+  # the version the site and the tests pin (-c): one version of each across every set.
+  "$uv" pip compile --quiet --python-version 3.11.5 --generate-hashes \
+    --custom-compile-command "./dev.sh lock-requirements" -c requirements-test.txt -o requirements-core.lock pyproject.toml
+  "$uv" pip compile --quiet --python-version 3.11.5 --generate-hashes --extra zensical \
+    --custom-compile-command "./dev.sh lock-requirements" -c requirements-test.txt -o requirements-zensical.lock pyproject.toml
   echo "$uv_pin" | "$uv" pip compile --quiet --generate-hashes \
     --custom-compile-command "./dev.sh lock-requirements" -o requirements-uv.lock -
   # Then each matrix environment's lock (extra.series.experiments.matrix), which the engine reads from mkdocs.yml

@@ -249,3 +249,86 @@ def test_the_engine_and_its_command_line_need_no_mkdocs_nor_material(tmp_path: P
 def test_the_hook_stays_an_adapter():
     lines = (ROOT / "hooks" / "series.py").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 150, f"hooks/series.py has {len(lines)} lines: move what is not MkDocs glue into codeproof"
+
+
+def pyproject() -> dict:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def pins(lines: list[str]) -> dict[str, str]:
+    """{normalised name: version} of each `name==version` line (a lock's, a requirements file's, pyproject's)."""
+    found = {}
+    for line in lines:
+        match = re.match(r"([A-Za-z0-9._-]+)==([^\s;\\]+)", line.strip())
+        if match:
+            found[re.sub(r"[-_.]+", "-", match[1]).lower()] = match[2]
+    return found
+
+
+def test_the_core_and_its_extras_pin_each_package_exactly_as_the_site_and_the_tests_do():
+    """Issue 54: pyproject.toml names the core's dependencies and the extras `mkdocs` and `zensical`, each pinned
+    exactly; requirements(-test).txt pin the same versions (one version of each package across every set)."""
+    project = pyproject()["project"]
+    named = [*project["dependencies"], *(d for extra in project["optional-dependencies"].values() for d in extra)]
+    assert all("==" in dependency for dependency in named), named
+    site = pins((ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+                + (ROOT / "requirements-test.txt").read_text(encoding="utf-8").splitlines())
+    assert {name: version for name, version in pins(named).items() if site.get(name) != version} == {}
+
+
+@pytest.mark.parametrize("lock, extra", [("requirements-core.lock", None), ("requirements-zensical.lock", "zensical")])
+def test_each_locked_set_of_the_engine_holds_its_pins_hashed_and_no_other_generator(lock, extra):
+    project = pyproject()["project"]
+    text = (ROOT / lock).read_text(encoding="utf-8")
+    locked = pins(text.splitlines())
+    wanted = pins(project["dependencies"] + (project["optional-dependencies"][extra] if extra else []))
+    assert {name: locked.get(name) for name in wanted} == wanted
+    entries = re.split(r"\n(?=[a-z])", text)  # a pinned package's line and its hashes' continuation lines
+    assert all("--hash=sha256:" in entry for entry in entries if "==" in entry.split("\n")[0])
+    assert {"mkdocs", "mkdocs-material", "mkdocs-rss-plugin", "jieba"} & set(locked) == set()
+    assert ("zensical" in locked) == (extra == "zensical")
+
+
+NOT_IN_THE_CORE = ("mkdocs", "material", "mkdocs_rss_plugin", "jieba", "zensical")
+
+
+@pytest.mark.heavy
+@pytest.mark.real_site
+def test_the_core_installed_alone_checks_the_real_posts_and_runs_their_experiments(wheel, tmp_path):
+    """Issue 54: the engine's core, installed alone into a fresh environment from requirements-core.lock (hashed)
+    and its wheel, has no generator in it, imports every module outside the MkDocs adapter, and checks the real
+    posts with their experiments run anew (`check --no-cache`)."""
+    from codeproof.experiments.matrix import uv_command
+
+    uv = uv_command()
+    assert uv, "the test installs with uv: run the tests through ./dev.sh test, which provides it"
+    venv = tmp_path / "core"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    for args in (["--require-hashes", "-r", str(ROOT / "requirements-core.lock")], [str(wheel)]):
+        done = subprocess.run([uv, "pip", "install", "--quiet", "--python", str(python), "--no-deps", *args],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    absent = subprocess.run([python, "-c", "import importlib.util as u, sys; "
+                             f"print([m for m in {NOT_IN_THE_CORE!r} if u.find_spec(m)])"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert absent.stdout.strip() == "[]", absent.stderr
+    core = sorted(f"codeproof.{name}" if name != "__init__" else "codeproof" for name in engine_modules()
+                  if not name.startswith("adapter") and name != "__main__")
+    imported = subprocess.run([python, "-c", f"import importlib\nfor m in {core!r}: importlib.import_module(m)"],
+                              capture_output=True, text=True, cwd=tmp_path)
+    assert imported.returncode == 0, imported.stderr
+    site = tmp_path / "site"
+    site.mkdir()
+    for entry in ("mkdocs.yml", "sources.lock.json", "docs", "experiments", "matrix"):
+        (shutil.copytree if (ROOT / entry).is_dir() else shutil.copy)(ROOT / entry, site / entry)
+    done = subprocess.run([python, "-m", "codeproof", "check", "--no-cache"], cwd=site, capture_output=True,
+                          text=True, env={**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    posts = sorted((ROOT / "docs" / "posts").glob("*.md"))
+    assert posts
+    said = done.stdout + done.stderr
+    counted = re.search(r"(\d+) blocks in (\d+) pages checked in [\d.]+ s; (\d+) experiments run", said)
+    assert counted and int(counted[2]) >= len(posts) and int(counted[3]) > 0, said
