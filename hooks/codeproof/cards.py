@@ -1,40 +1,223 @@
-"""The series' blocks as a Python-Markdown extension: each block proved and replaced by its sealed card (or by
-its problem's box) before Markdown reads the text, so a generator that renders Python-Markdown can host the cards
-without MkDocs' events (Zensical, a plain `markdown.Markdown(extensions=[...])`).
+"""The series' blocks as a Python-Markdown extension any host loads by name, with its configuration only:
 
-The extension proves one post's text with `Engine.prove_page`, the function the MkDocs build's proving phase
-(codeproof.build) calls for each post, so both give the same cards; it keeps the result as `proved`: what the
-host's page guard needs afterwards (the cards the page must show, the lines accounted for, every problem). It
-runs first among the preprocessors, so the blocks are read in the text the author wrote, as the build reads them.
+    markdown_extensions:
+      - codeproof.cards:
+          config_file: mkdocs.yml
+
+Python-Markdown calls `makeExtension(**config)`; a host may make a Markdown instance per page (Zensical does, and
+a new extension with it), so what lasts a build lives here, in `_BUILDS`, not in the extension: one `Engine` per
+site and per state of what its proofs read (the configuration, sources.lock.json, every file of experiments/).
+That engine reads every page once and starts every experiment the pages need, with their `Graph:` calls, before
+the first page renders; a change of anything it read makes the next page's engine a new one.
+
+The contract with the host (ARCHITECTURE.md, "The cards as an extension"):
+- The page at hand comes from the host (`page_at_hand`): the extension's own `post:` (and `url:`, `first_line:`)
+  where a caller renders one page, else Zensical's rendering context. A host that says neither is refused.
+- The extension proves the page's blocks before Markdown reads the text (a preprocessor ahead of Markdown's own),
+  and reads the HTML Markdown made of it as the MkDocs build's guard does (a postprocessor after every other): the
+  cards it rendered and no other, no card face, marker or seal outside them.
+- A problem raises `CardsError` with every problem of the page (`file:line: what`, `hint:`): the host's build
+  stops. `CODEPROOF_SHOW_PROBLEMS=1` (a preview server's) shows them on the page in place of what failed instead.
+- The seal never leaves: the HTML the host gets holds none.
+- What the extension cannot see (the page's template, its meta, the output folder) is the host build's to check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import atexit
+import hashlib
+import os
+import posixpath
+import threading
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from urllib.parse import quote
 
 from markdown import Extension, Markdown
+from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
+from markdown.treeprocessors import Treeprocessor
 
+from codeproof.common.errors import CodeproofError
+from codeproof.common.kinds.figure import traced_call
+from codeproof.common.structure import ParsedPost, Problem, report
 from codeproof.engine import Engine, ProvedPage
-from codeproof.series.blocks import parse_post
+from codeproof.series.blocks import parse_post, read_post
+from codeproof.series.config import SeriesConfigError, load_site
+from codeproof.series.frontmatter import front_matter_problems
+from codeproof.site import guard
 
 # Above Python-Markdown's whitespace normalising (30), which expands tabs: a quote is proved as written.
 PRIORITY = 40
+GUARD_PRIORITY = -1000  # after every other postprocessor (raw HTML is put back at 30): the HTML as the host gets it
+TREE_DONE_PRIORITY = -1000  # after every other treeprocessor: the table of contents' among them
+SHOW_PROBLEMS_ENV = "CODEPROOF_SHOW_PROBLEMS"  # "1": problems shown on the page, as a preview server wants
+CONTEXT_PREPROCESSOR = "rendering_context"  # Zensical's: holds the page it renders (its path under docs/, its URL)
+
+
+class CardsError(CodeproofError):
+    """The page the extension rendered holds problems: every one, as `file:line: what` with its hint."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class PageAtHand:
+    """The page a host renders: its file as problems name it (docs/posts/x.md), the folder of the site its links
+    are written from (the page's URL, posts/x/, as MkDocs links; the file's folder, posts/, where the host rewrites
+    links as relative to the Markdown file, as Zensical does), and the file line of the text's first line (the
+    host passes the text without its front matter)."""
+
+    post: str
+    url: str
+    links_from: str
+    first_line: int
+    path: Path | None = None  # the file, where the host named one under docs/
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A page the extension rendered and passed: what the host's check of its output folder compares."""
+
+    post: str
+    url: str
+    cards: int
+
+
+# In this process, since its host last emptied them: each page rendered, and each failure said (a host may wrap
+# what the extension raised in an error of its own, Zensical does: the adapter says these instead).
+RENDERED: list[Rendered] = []
+FAILURES: list[str] = []
+
+
+@dataclass
+class _Build:
+    """One engine for a site while what its proofs read stays as it was."""
+
+    inputs: str
+    engine: Engine
+    docs_dir: Path
+    root: Path
+    traced: frozenset  # (script, call) of every `Graph:` its pages asked for: its runs trace these and no other
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_BUILDS: dict[Path, _Build] = {}
+_BUILDS_LOCK = threading.Lock()
+
+
+def build_for(config_file: Path, page: ParsedPost | None = None) -> _Build:
+    """The site's build for the state of its inputs now, whose runs trace every graph the `page` at hand asks for:
+    the one held while both hold, else a new one (the old one's runs are cancelled), which has read every page
+    and started their experiments (a page edited under a preview server may ask for a graph no run traces yet)."""
+    config_file = config_file.resolve()
+    inputs = inputs_digest(config_file)
+    at_hand = [page] if page is not None and not page.unreadable else []
+    with _BUILDS_LOCK:
+        held = _BUILDS.get(config_file)
+        if held is not None and held.inputs == inputs and graphs_traced(at_hand) <= held.traced:
+            return held
+        if held is not None:
+            held.engine.runner.cancel()
+        try:
+            site = load_site(config_file)
+        except SeriesConfigError as error:
+            raise CardsError(error.shown(where=None)) from None
+        engine = Engine(site.series)
+        root = site.series.root
+        pages = [read_post(path, shown(path, root))[0] for path in sorted(site.docs_dir.rglob("*.md"))]
+        readable = [page for page in pages if not page.unreadable] + at_hand
+        engine.start_experiments(readable)
+        _BUILDS[config_file] = build = _Build(inputs, engine, site.docs_dir, root, graphs_traced(readable))
+        return build
+
+
+def graphs_traced(pages: list[ParsedPost]) -> frozenset:
+    """(script, call) of each `Graph:` the pages' blocks ask for."""
+    return frozenset((block.fields["File"], traced_call(block.fields)) for page in pages for block in page.blocks
+                     if block.kind.runs and "Graph" in block.fields)
+
+
+@atexit.register
+def _finish() -> None:
+    """The host's process ends: so do the runs its builds started (their folders removed)."""
+    for build in list(_BUILDS.values()):
+        build.engine.runner.finish()
+
+
+def inputs_digest(config_file: Path) -> str:
+    """What a site's proofs read besides the page: its configuration, its lock of the quoted files (whose bytes
+    the user's cache keeps by their hashes) and every file of experiments/ (the scripts and what they import)."""
+    root = config_file.parent
+    digest = hashlib.sha256()
+    for path in [config_file, root / "sources.lock.json",
+                 *sorted(p for p in (root / "experiments").rglob("*") if p.is_file() and not p.is_symlink())]:
+        digest.update(f"{path.relative_to(root).as_posix()}\0".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"absent")
+    return digest.hexdigest()
+
+
+def shown(path: Path, root: Path) -> str:
+    """A file as problems name it: relative to the site's root."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def page_at_hand(md: Markdown, options: dict, build: _Build) -> PageAtHand:
+    """The page the host renders now, as it says it: the extension's own `post:` option (a caller that renders
+    one page; a file there is read too), else Zensical's rendering context (its page's path under docs/ and URL).
+    CardsError otherwise."""
+    if options["post"]:
+        path = build.root / options["post"]
+        named = path if path.is_file() and not path.is_symlink() else None
+        first_line = int(options["first_line"]) or (read_post(named, options["post"])[0].first_line if named else 1)
+        return PageAtHand(options["post"], options["url"], options["url"], first_line, named)
+    context = md.preprocessors[CONTEXT_PREPROCESSOR] if CONTEXT_PREPROCESSOR in md.preprocessors else None
+    page = getattr(context, "page", None)
+    if page is None or not isinstance(getattr(page, "path", None), str):
+        raise CardsError("codeproof.cards: the host did not say which page it renders",
+                         hint="give the extension `post:` (the page's file, `url:` and `first_line:`), or "
+                              "render with a host that tells its extensions the page (Zensical)")
+    path = build.docs_dir / page.path
+    parsed, _ = read_post(path, shown(path, build.root))
+    return PageAtHand(shown(path, build.root), str(page.url or ""), posixpath.dirname(page.path) + "/",
+                      parsed.first_line, path)
+
+
+def relative_url(url: str, page_url: str) -> str:
+    """A site URL as a link from the page at `page_url` (both relative to the site's root, as hosts write them):
+    relative and percent-encoded, as the MkDocs build links."""
+    base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url) + "/"
+    link = posixpath.relpath(url or ".", base.rstrip("/") or ".")
+    return quote(link + "/" if url.endswith("/") and not link.endswith("/") else link)
 
 
 class CardsExtension(Extension):
-    """Cards for one post: `post` is its name in problems (docs/posts/x.md), `first_line` the file line of the
-    text's first line (after the front matter), `link` makes a site URL relative to the page, `sources` are the
-    package files the site publishes (what a traced graph's nodes link to)."""
+    """Cards for the page a host renders; `proved` is what it proved (the host's tests read it)."""
 
-    def __init__(self, engine: Engine, post: str, first_line: int = 1, link: Callable[[str], str] = lambda url: url,
-                 sources: dict[str, bytes] | None = None):
-        super().__init__()
-        self.engine, self.post, self.first_line, self.link, self.sources = engine, post, first_line, link, sources
+    def __init__(self, **kwargs):
+        self.config = {
+            "config_file": ["mkdocs.yml", "the site's mkdocs.yml (the series' settings), from the working folder"],
+            "post": ["", "the page's file as problems name it, where the host renders one page and says which"],
+            "url": ["", "the page's URL in the site, with `post:`"],
+            "first_line": [0, "the file line of the text's first line, with `post:` (0: after the file's front matter)"],
+        }
+        super().__init__(**kwargs)
         self.proved: ProvedPage | None = None
+        self.parsed: ParsedPost | None = None
+        self.build: _Build | None = None
+        self.page: PageAtHand | None = None
+        # Python-Markdown's treeprocessors run the postprocessors on fragments too (the table of contents, on each
+        # heading's HTML): the guard reads the page once the tree is done, when the postprocessors run on it whole.
+        self.tree_done = False
 
     def extendMarkdown(self, md: Markdown) -> None:
         md.preprocessors.register(_Cards(md, self), "codeproof_cards", PRIORITY)
+        md.treeprocessors.register(_TreeDone(md, self), "codeproof_tree_done", TREE_DONE_PRIORITY)
+        md.postprocessors.register(_Guard(md, self), "codeproof_guard", GUARD_PRIORITY)
 
 
 class _Cards(Preprocessor):
@@ -44,6 +227,68 @@ class _Cards(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         cards = self.cards
-        cards.proved = cards.engine.prove_page(parse_post(cards.post, "\n".join(lines), cards.first_line), cards.link,
-                                               cards.sources)
+        try:
+            cards.build = build = build_for(Path(cards.getConfig("config_file")))
+            page = page_at_hand(self.md, cards.getConfigs(), build)
+        except CardsError as error:
+            FAILURES.append(error.shown(where="error"))
+            raise
+        parsed = parse_post(page.post, "\n".join(lines), page.first_line)
+        if page.path is not None:  # the file's own problems: bytes that are no UTF-8, its front matter
+            from_file, front = read_post(page.path, page.post)
+            parsed.problems += [p for p in from_file.problems if p not in parsed.problems]
+            parsed.problems += front.problems + ([] if front.unreadable else front_matter_problems(front, page.post))
+        if not graphs_traced([parsed]) <= build.traced:
+            cards.build = build = build_for(Path(cards.getConfig("config_file")), parsed)
+        with build.lock:  # a host may render pages in threads; the engine's caches are the build's
+            cards.proved = build.engine.prove_page(parsed, lambda url: relative_url(url, page.links_from))
+        cards.parsed, cards.page, cards.tree_done = parsed, page, False
         return cards.proved.markdown.split("\n")
+
+
+class _TreeDone(Treeprocessor):
+    def __init__(self, md: Markdown, cards: CardsExtension):
+        super().__init__(md)
+        self.cards = cards
+
+    def run(self, root) -> None:
+        self.cards.tree_done = True
+
+
+class _Guard(Postprocessor):
+    def __init__(self, md: Markdown, cards: CardsExtension):
+        super().__init__(md)
+        self.cards = cards
+
+    def run(self, text: str) -> str:
+        cards, seal = self.cards, self.cards.build.engine.seal
+        if not cards.tree_done:  # a fragment (a heading's title): the page and its table of contents are read below
+            return text
+        parsed, proved = cards.parsed, cards.proved
+        found = guard.check_page(text, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal,
+                                 proved.accounted)
+        for title in _toc_titles(getattr(self.md, "toc_tokens", [])):
+            for shown, what in guard.route_problems(title):
+                line = guard.showing_line(shown, parsed.lines)
+                found.append(Problem(parsed.post, parsed.first_line + (line or 0), f"the table of contents {what}: a "
+                                     "heading's title there, which the host shows beside the page, outside any "
+                                     "verified card", hint="name the face in other words in the heading"))
+        problems: list[Problem] = proved.problems + found
+        if problems and os.environ.get(SHOW_PROBLEMS_ENV) != "1":
+            FAILURES.append(report(problems))
+            raise CardsError(report(problems))
+        RENDERED.append(Rendered(parsed.post, cards.page.url, proved.cards))
+        if found:  # the page itself is refused: its problems instead of it
+            return guard.unseal(f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>', seal)
+        return guard.unseal(text, seal)
+
+
+def _toc_titles(tokens: list[dict]):
+    """Each title of a table of contents (Python-Markdown's toc_tokens), as HTML, its subsections' too."""
+    for token in tokens:
+        yield token.get("data-toc-label") or token.get("html") or escape(token.get("name", ""))
+        yield from _toc_titles(token.get("children", []))
+
+
+def makeExtension(**kwargs) -> CardsExtension:  # noqa: N802 (Python-Markdown's name)
+    return CardsExtension(**kwargs)

@@ -43,9 +43,15 @@ def page_entries(index_file: Path, site_dir: Path) -> list[tuple[str, str]]:
     in the runs between them, never joined across one. Lexbor reads both the page and the entry."""
     if not index_file.is_file():
         return []
+    return entry_runs(json.loads(index_file.read_text(encoding="utf-8")).get("docs", []), site_dir)
+
+
+def entry_runs(entries: list[dict], site_dir: Path) -> list[tuple[str, str]]:
+    """Each search entry's (`location`, `title`, `text`) runs of words outside what its page shows in its cards
+    and code, as page_entries says; any host's search index whose entries are so made (Material's, Zensical's)."""
     exempt: dict[str, re.Pattern | None] = {}  # a page -> a pattern of its cards' and code's words
     runs = []
-    for entry in json.loads(index_file.read_text(encoding="utf-8")).get("docs", []):
+    for entry in entries:
         location = str(entry.get("location", ""))
         page = location.split("#", 1)[0]
         if page not in exempt:

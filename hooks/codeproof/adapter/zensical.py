@@ -1,0 +1,206 @@
+"""Zensical as a host of the cards: `python -m codeproof.adapter.zensical build|serve` (`./dev.sh zensical …`)
+runs Zensical in this process on a site whose mkdocs.yml loads `codeproof.cards`, and does what the extension
+cannot (ARCHITECTURE.md, "The cards as an extension"):
+
+- `build` renders every page anew (Zensical's page cache lies in the repository's folder, and a cached page was
+  proved against what the scripts, the lock and the configuration were then); a problem stops it with every
+  problem said once, as `file:line: what`, and no output folder left behind; then it reads the output folder:
+  each page the extension rendered holds exactly the cards it proved, and nothing outside them (the theme's
+  template, the page's meta, the search index) shows a card's face or a block marker.
+- `serve` shows each problem on its page, and renders every page anew whenever what the proofs read changes.
+  Zensical's server watches docs/ and its configuration, and keeps a page it rendered until its text or the
+  configuration's settings change: it serves `.codeproof-preview.yml`, which inherits mkdocs.yml and adds the
+  digest of what the proofs read (`cards.inputs_digest`), rewritten whenever that changes.
+
+Zensical is imported here only: the core knows no generator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import yaml
+from selectolax.lexbor import LexborHTMLParser
+
+from codeproof import cards
+from codeproof.adapter import search
+from codeproof.common.errors import CodeproofError
+from codeproof.common.filesystem import write_atomically
+from codeproof.common.structure import Problem, report
+from codeproof.common.usercache import output_folder_problem
+from codeproof.series.blocks import read_post
+from codeproof.site import guard
+
+CACHE = ".cache"  # Zensical's page cache, beside its configuration
+PREVIEW = ".codeproof-preview.yml"  # serve's configuration, beside mkdocs.yml (Zensical's site must be below it)
+SEARCH_INDEX = "search.json"  # where Zensical writes its search index, in the output folder
+WATCHED_EVERY = 0.25  # seconds between two readings of what the proofs read, under serve
+
+
+class HostError(Exception):
+    """The site cannot be built with Zensical as asked: the message, and what to do."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
+def site_settings(config_file: Path) -> Path:
+    """The output folder of the site (its `site_dir`), once mkdocs.yml is known to load the cards. HostError when
+    it does not (Zensical would publish every block as the author wrote it, unverified) or when a folder Zensical
+    empties cannot safely be emptied."""
+    try:
+        config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise HostError(f"{config_file.name}: cannot be read: {error}", "fix the configuration") from None
+    names = [next(iter(item)) if isinstance(item, dict) else item for item in config.get("markdown_extensions") or []]
+    if "codeproof.cards" not in names:
+        raise HostError(f"{config_file.name}: markdown_extensions does not load codeproof.cards: Zensical would "
+                        "publish every block unverified", "add `- codeproof.cards: {config_file: "
+                                                          f"{config_file.name}}}` to markdown_extensions")
+    root = config_file.parent
+    site_dir = root / str(config.get("site_dir") or "site")
+    for folder in (site_dir, root / CACHE, root / PREVIEW):
+        unsafe = output_folder_problem(folder, root)
+        if unsafe:
+            raise HostError(*unsafe)
+    return site_dir
+
+
+def output_problems(site_dir: Path, rendered: list[cards.Rendered]) -> list[Problem]:
+    """What the output folder shows that the extension could not see: each page it rendered holds exactly the cards
+    it proved (a theme's template could add or drop one), and its whole page less those cards, meta included, and
+    every entry of the search index show no card's face and no block marker."""
+    problems = []
+    for page in rendered:
+        file = site_dir / page.url / "index.html" if page.url.endswith("/") or not page.url else site_dir / page.url
+        if not file.is_file():
+            problems.append(Problem(page.post, 1, f"Zensical wrote no page {page.url or '/'} for it",
+                                    hint="report it: the cards were rendered for a page that is not in the site"))
+            continue
+        tree = LexborHTMLParser(file.read_text(encoding="utf-8"))
+        inner = {node.mem_id for node in tree.css(".proof-card .proof-card")}  # a card's parts, not cards
+        held = [node for node in tree.css(".proof-card") if node.mem_id not in inner]
+        if len(held) != page.cards:
+            problems.append(Problem(page.post, 1, f"the published page holds {len(held)} cards, but the extension "
+                                                  f"verified {page.cards}", hint="the theme's template adds or drops "
+                                                                                 "cards: render only page.content"))
+        for node in held:
+            node.decompose()
+        problems += [Problem(page.post, 1, f"the published page {what}, outside any verified card",
+                             hint="the theme or the page's meta shows it: name it in other words")
+                     for _, what in guard.route_problems(tree.html or "")]
+    index = site_dir / SEARCH_INDEX
+    entries = json.loads(index.read_text(encoding="utf-8")).get("items", []) if index.is_file() else []
+    posts = {page.url: page.post for page in rendered}
+    for location, run in search.entry_runs(entries, site_dir):  # its words outside the page's cards and code
+        problems += [Problem(posts.get(location.split("#", 1)[0], SEARCH_INDEX), 1, f"the search index {what} for "
+                             f"the page {location or '/'}, outside any verified card", hint="name it in other words")
+                     for _, what in guard.route_problems(run)]
+    return problems
+
+
+def unreadable_pages(config_file: Path) -> list[Problem]:
+    """The pages Zensical would stop on before the extension sees them, at their lines: bytes that are no UTF-8,
+    front matter that is no YAML (Zensical reads front matter itself, and says only the page and a byte)."""
+    build = cards.build_for(config_file)
+    problems = []
+    for path in sorted(build.docs_dir.rglob("*.md")):
+        parsed, front = read_post(path, cards.shown(path, build.root))
+        problems += (parsed.problems if parsed.unreadable else []) + front.problems
+    return problems
+
+
+def build(config_file: Path, strict: bool = False) -> int:
+    """Build the site with Zensical; 0 when every page was proved and the output folder passed, else 1 with the
+    site's folder removed. Its own messages on stderr, never a traceback."""
+    import zensical
+
+    try:
+        site_dir = site_settings(config_file)
+    except HostError as error:
+        print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
+        return 2
+    cards.RENDERED.clear()
+    cards.FAILURES.clear()
+    try:
+        unreadable = unreadable_pages(config_file)
+        if unreadable:
+            said = report(unreadable)
+        else:
+            zensical.build(str(config_file), {"clean": True, "strict": strict})
+            problems = output_problems(site_dir, list(cards.RENDERED))
+            said = report(problems) if problems else ""
+    except CodeproofError as error:  # the series' configuration, before any page
+        said = error.shown()
+    except Exception as error:  # Zensical wraps what an extension raised in its own error
+        said = "\n".join(cards.FAILURES) or f"zensical: {error}"
+    if said:
+        shutil.rmtree(site_dir, ignore_errors=True)
+        print(f"{said}\nerror: the site was not built, and {site_dir} was removed: nothing in it was verified",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def serve(config_file: Path, address: str | None) -> int:
+    """Zensical's preview server, with each problem shown on its page and every page rendered anew whenever what
+    the proofs read changes."""
+    import zensical
+
+    try:
+        site_settings(config_file)
+    except HostError as error:
+        print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
+        return 2
+    os.chdir(config_file.parent)  # where mkdocs.yml names the cards' configuration from
+    os.environ[cards.SHOW_PROBLEMS_ENV] = "1"
+    shutil.rmtree(CACHE, ignore_errors=True)  # pages a server of another state left
+    seen = write_preview(config_file)
+    threading.Thread(target=_renew_on_change, args=(config_file, seen), daemon=True).start()
+    zensical.serve(str(config_file.parent / PREVIEW), {"dev_addr": address, "open": False, "strict": False})
+    return 0
+
+
+def write_preview(config_file: Path) -> str:
+    """serve's configuration: mkdocs.yml, inherited whole, and the digest of what the proofs read now (a setting
+    that changes with it, so Zensical renders every page again). Returns the digest."""
+    digest = cards.inputs_digest(config_file)
+    write_atomically(config_file.parent / PREVIEW, f"# Written by `python -m codeproof.adapter.zensical serve` "
+                     f"for Zensical's server: not to edit, not to commit.\nINHERIT: {config_file.name}\nextra:\n"
+                     f"  codeproof_inputs: {digest}\n".encode())
+    return digest
+
+
+def _renew_on_change(config_file: Path, seen: str) -> None:
+    """Under serve: when a script, what it imports, the lock or the configuration changes, every page Zensical
+    keeps was proved against the old state: the preview's configuration says the new one."""
+    while True:
+        time.sleep(WATCHED_EVERY)
+        if cards.inputs_digest(config_file) != seen:
+            seen = write_preview(config_file)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codeproof.adapter.zensical",
+                                     description="build or serve the site with Zensical, the cards proved")
+    parser.add_argument("command", choices=("build", "serve"))
+    parser.add_argument("-f", "--config-file", default="mkdocs.yml", type=Path)
+    parser.add_argument("-s", "--strict", action="store_true", help="build: stop on Zensical's warnings too")
+    parser.add_argument("-a", "--dev-addr", default=None, help="serve: the address (default: localhost:8000)")
+    args = parser.parse_args(argv)
+    config_file = args.config_file.resolve()
+    if args.command == "build":
+        return build(config_file, args.strict)
+    return serve(config_file, args.dev_addr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

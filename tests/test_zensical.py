@@ -1,0 +1,112 @@
+"""Zensical hosts the cards (issue 54): a fixture site whose mkdocs.yml loads `codeproof.cards`, built and served
+by `python -m codeproof.adapter.zensical` (Zensical 0.0.73, the extra `zensical`). Every change a host must refuse
+fails the build at its file and line with nothing published, a preview shows it on its page, and neither ever
+shows a stale card."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from codeproof.site.render import SEAL_ATTRIBUTE
+from fixture_site import Site, make_site
+from host_cases import REFUSED, change_output
+from test_serve import free_port, wait_for
+
+
+def zensical_site(tmp_path: Path) -> Site:
+    """The fixture site, hosted by Zensical: no MkDocs hook, the cards loaded by name."""
+    site = make_site(tmp_path)
+    config_file = site.root / "mkdocs.yml"
+    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    del config["hooks"]
+    config["theme"] = {"name": "material"}
+    config["markdown_extensions"].append({"codeproof.cards": {"config_file": "mkdocs.yml"}})
+    config_file.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    return site
+
+
+@pytest.fixture
+def site(tmp_path) -> Site:
+    return zensical_site(tmp_path)
+
+
+def host(site: Site, *args: str, **popen) -> subprocess.CompletedProcess | subprocess.Popen:
+    argv = [sys.executable, "-m", "codeproof.adapter.zensical", *args]
+    if popen:
+        return subprocess.Popen(argv, cwd=site.root, text=True, **popen)
+    return subprocess.run(argv, cwd=site.root, capture_output=True, text=True)
+
+
+def test_zensical_builds_every_block_as_a_card_linked_from_its_page_with_no_seal(site):
+    done = host(site, "build")
+    assert done.returncode == 0, done.stderr
+    page = (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<div class="proof-card ') == 3 and SEAL_ATTRIBUTE not in page
+    # Zensical rewrites a link as relative to the Markdown file: the cards' come out relative to the page.
+    assert 'href="../../source/pkg/mod.py/#L9-L11"' in page and 'href="../../experiments/show/#L3-L4"' in page
+
+
+@pytest.mark.parametrize("change, said", [case[1:] for case in REFUSED], ids=[case[0] for case in REFUSED])
+def test_what_a_host_must_refuse_fails_the_zensical_build_at_its_line_and_publishes_nothing(site, change, said):
+    change(site)
+    done = host(site, "build")
+    assert done.returncode == 1
+    assert said in done.stderr and "Traceback" not in done.stderr + done.stdout
+    assert done.stderr.endswith(f"error: the site was not built, and {site.root / 'site'} was removed: nothing in it "
+                                "was verified\n")
+    assert not (site.root / "site").exists()
+
+
+def test_a_page_zensical_rendered_before_is_proved_again_when_its_script_changes(site):
+    assert host(site, "build").returncode == 0
+    change_output(site)
+    done = host(site, "build")
+    assert done.returncode == 1 and "docs/posts/p.md:32: OUTPUT experiments/show.py: output differs" in done.stderr
+
+
+def test_a_theme_template_that_adds_a_card_fails_the_build_at_the_check_of_the_output(site):
+    (site.root / "overrides").mkdir()
+    (site.root / "overrides" / "main.html").write_text(
+        '{% extends "base.html" %}\n{% block content %}{{ super() }}'
+        '<div class="proof-card proof-card--output">✓ 输出已验证</div>{% endblock %}\n', encoding="utf-8")
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["theme"]["custom_dir"] = "overrides"
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    done = host(site, "build")
+    assert done.returncode == 1
+    assert ("docs/posts/p.md:1: the published page holds 4 cards, but the extension verified 3\n  hint: the theme's "
+            "template adds or drops cards: render only page.content") in done.stderr
+
+
+def test_a_site_whose_configuration_does_not_load_the_cards_is_refused(site):
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["markdown_extensions"].pop()
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    done = host(site, "build")
+    assert (done.returncode, done.stderr) == (2, "error: mkdocs.yml: markdown_extensions does not load "
+                                                 "codeproof.cards: Zensical would publish every block unverified\n"
+                                                 "  hint: add `- codeproof.cards: {config_file: mkdocs.yml}` to "
+                                                 "markdown_extensions\n")
+
+
+def test_zensical_serve_shows_a_changed_output_on_its_page_and_never_the_stale_card(site):
+    port = free_port()
+    server = host(site, "serve", "-a", f"127.0.0.1:{port}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                  env={**os.environ})
+    url = f"http://127.0.0.1:{port}/posts/p/"
+    try:
+        wait_for(url, server, lambda page: page.count('<div class="proof-card ') == 3)
+        change_output(site)  # nothing of docs/ changes: only what the proof reads
+        page = wait_for(url, server, lambda page: "proof-error" in page)
+        assert "output differs from the recorded output" in page and "proof-card--output" not in page
+        assert page.count('<div class="proof-card ') == 2 and SEAL_ATTRIBUTE not in page
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert (site.root / ".codeproof-preview.yml").read_text(encoding="utf-8").startswith("# Written by ")
