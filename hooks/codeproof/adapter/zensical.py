@@ -26,7 +26,6 @@ import threading
 import time
 from pathlib import Path
 
-import yaml
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof import cards
@@ -36,6 +35,7 @@ from codeproof.common.filesystem import write_atomically
 from codeproof.common.structure import Problem, report
 from codeproof.common.usercache import output_folder_problem
 from codeproof.series.blocks import read_post
+from codeproof.series.config import SeriesConfigError, read_settings
 from codeproof.site import guard
 
 CACHE = ".cache"  # Zensical's page cache, beside its configuration
@@ -57,9 +57,9 @@ def site_settings(config_file: Path) -> Path:
     it does not (Zensical would publish every block as the author wrote it, unverified) or when a folder Zensical
     empties cannot safely be emptied."""
     try:
-        config = yaml.load(config_file.read_text(encoding="utf-8"), Loader=yaml.SafeLoader) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise HostError(f"{config_file.name}: cannot be read: {error}", "fix the configuration") from None
+        config = read_settings(config_file)
+    except SeriesConfigError as error:
+        raise HostError(str(error).strip(), "fix the configuration") from None
     names = [next(iter(item)) if isinstance(item, dict) else item for item in config.get("markdown_extensions") or []]
     if "codeproof.cards" not in names:
         raise HostError(f"{config_file.name}: markdown_extensions does not load codeproof.cards: Zensical would "

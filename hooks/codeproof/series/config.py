@@ -320,9 +320,13 @@ class SiteConfig:
 BUILTIN_EXTENSIONS = ("toc", "tables", "fenced_code")
 
 
-def load_site(mkdocs_yml: Path) -> SiteConfig:
-    """mkdocs.yml read for the command line with the core's own loader (no MkDocs): the series checked, every
-    problem at its line; MkDocs' own settings are the strict build's to check (`./dev.sh check` runs one)."""
+def read_settings(mkdocs_yml: Path) -> dict:
+    """mkdocs.yml's settings as the core reads them (no MkDocs; `!ENV` resolved, other tags kept `Opaque`), or
+    SeriesConfigError at the line that cannot be read."""
+    return _read_settings(mkdocs_yml)[0]
+
+
+def _read_settings(mkdocs_yml: Path) -> tuple[dict, str]:
     name = mkdocs_yml.name
     try:
         text = mkdocs_yml.read_bytes().decode("utf-8")
@@ -336,6 +340,13 @@ def load_site(mkdocs_yml: Path) -> SiteConfig:
         raise SeriesConfigError([Problem(name, 1, f"is not YAML: {error}")]) from None
     if not isinstance(config, dict):
         raise SeriesConfigError([Problem(name, 1, f"must be a mapping of settings, not {type(config).__name__}")])
+    return config, text
+
+
+def load_site(mkdocs_yml: Path) -> SiteConfig:
+    """mkdocs.yml read for the command line with the core's own loader (no MkDocs): the series checked, every
+    problem at its line; MkDocs' own settings are the strict build's to check (`./dev.sh check` runs one)."""
+    name, (config, text) = mkdocs_yml.name, _read_settings(mkdocs_yml)
     found = [(key, f"must be {what}") for key, kind, what in (("extra", dict, "a mapping of settings"),
                                                                ("docs_dir", str, "a folder's path"),
                                                                ("markdown_extensions", list, "a list of extensions"))
