@@ -110,3 +110,13 @@ def test_zensical_serve_shows_a_changed_output_on_its_page_and_never_the_stale_c
         server.terminate()
         server.wait(timeout=10)
     assert (site.root / ".codeproof-preview.yml").read_text(encoding="utf-8").startswith("# Written by ")
+
+
+def test_a_title_zensical_prints_is_escaped_once(site):
+    """The extension never escapes a title (the front matter check refuses <, > and &): Zensical's templates print
+    it, escaping what they must, once."""
+    site.edit('title: "Fixture post"', "title: 'The \"quoted\" one'")
+    assert host(site, "build").returncode == 0
+    page = (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
+    title = page.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert title.startswith('The "quoted" one') and 'The "quoted" one</h1>' in page and "&amp;quot;" not in page
