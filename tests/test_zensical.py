@@ -8,14 +8,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
 import yaml
 
 from codeproof.site.render import SEAL_ATTRIBUTE
-from fixture_site import Site, make_site
-from host_cases import REFUSED, change_output
+from fixture_site import SCRIPT, Site, make_site
+from host_cases import REFUSED, break_front_matter, change_output
 from test_serve import free_port, wait_for
 
 
@@ -95,23 +96,6 @@ def test_a_site_whose_configuration_does_not_load_the_cards_is_refused(site):
                                                  "markdown_extensions\n")
 
 
-def test_zensical_serve_shows_a_changed_output_on_its_page_and_never_the_stale_card(site):
-    port = free_port()
-    server = host(site, "serve", "-a", f"127.0.0.1:{port}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                  env={**os.environ})
-    url = f"http://127.0.0.1:{port}/posts/p/"
-    try:
-        wait_for(url, server, lambda page: page.count('<div class="proof-card ') == 3)
-        change_output(site)  # nothing of docs/ changes: only what the proof reads
-        page = wait_for(url, server, lambda page: "proof-error" in page)
-        assert "output differs from the recorded output" in page and "proof-card--output" not in page
-        assert page.count('<div class="proof-card ') == 2 and SEAL_ATTRIBUTE not in page
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-    assert (site.root / ".codeproof-preview.yml").read_text(encoding="utf-8").startswith("# Written by ")
-
-
 def test_a_title_zensical_prints_is_escaped_once(site):
     """The extension never escapes a title (the front matter check refuses <, > and &): Zensical's templates print
     it, escaping what they must, once."""
@@ -120,3 +104,48 @@ def test_a_title_zensical_prints_is_escaped_once(site):
     page = (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
     title = page.split("<title>", 1)[1].split("</title>", 1)[0]
     assert title.startswith('The "quoted" one') and 'The "quoted" one</h1>' in page and "&amp;quot;" not in page
+
+
+SHOWN = [case for case in REFUSED if case[0] != "broken front matter"]  # that one stops Zensical's server (below)
+
+
+def test_zensical_serve_shows_each_problem_on_its_page_and_the_cards_again_once_mended(site):
+    """One preview server, each change a host must refuse in turn: the page shows the problem, with no card of what
+    failed, and once the files are as they were, the page shows its three cards again."""
+    files = [site.post, site.root / SCRIPT, site.root / "sources.lock.json"]
+    kept = {file: file.read_bytes() for file in files}
+    port = free_port()
+    server = host(site, "serve", "-a", f"127.0.0.1:{port}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/posts/p/"
+    try:
+        wait_for(url, server, lambda page: page.count('<div class="proof-card ') == 3)
+        for name, change, said in SHOWN:
+            change(site)
+            page = unescape(wait_for(url, server, lambda page: "proof-error" in page))
+            first = said.split("\n")[0]  # what it says, less where (a box on the page may say it otherwise)
+            assert (first.split(": ", 1)[1] if first.startswith("docs/") else first) in page, name
+            assert page.count('<div class="proof-card ') < 3 and SEAL_ATTRIBUTE not in page, name
+            for file, data in kept.items():
+                file.write_bytes(data)
+            wait_for(url, server, lambda page: page.count('<div class="proof-card ') == 3 and "proof-error" not in page)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert (site.root / ".codeproof-preview.yml").read_text(encoding="utf-8").startswith("# Written by ")
+
+
+def test_a_front_matter_zensical_cannot_read_stops_its_server_with_the_problem_at_its_line(site):
+    port = free_port()
+    server = host(site, "serve", "-a", f"127.0.0.1:{port}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/posts/p/", server, lambda page: page.count('<div class="proof-card ') == 3)
+        break_front_matter(site)
+        assert server.wait(timeout=60) == 1
+        said = server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait(timeout=10)
+    assert said.endswith("docs/posts/p.md:3: front matter is not YAML: did not find expected ',' or ']'\n  hint: write "
+                         "each setting as `key: value`; quote values with : or # in them\nerror: Zensical's server "
+                         "stopped on it: fix it, then serve again\n") and "Traceback" not in said

@@ -165,7 +165,13 @@ def serve(config_file: Path, address: str | None) -> int:
     shutil.rmtree(CACHE, ignore_errors=True)  # pages a server of another state left
     seen = write_preview(config_file)
     threading.Thread(target=_renew_on_change, args=(config_file, seen), daemon=True).start()
-    zensical.serve(str(config_file.parent / PREVIEW), {"dev_addr": address, "open": False, "strict": False})
+    try:
+        zensical.serve(str(config_file.parent / PREVIEW), {"dev_addr": address, "open": False, "strict": False})
+    except Exception as error:  # Zensical's server ends on a page it cannot read (its front matter), and says a byte
+        unreadable = unreadable_pages(config_file)
+        said = report(unreadable) if unreadable else f"zensical: {error}"
+        print(f"{said}\nerror: Zensical's server stopped on it: fix it, then serve again", file=sys.stderr)
+        return 1
     return 0
 
 
