@@ -5,7 +5,6 @@ shows a stale card."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from html import unescape
