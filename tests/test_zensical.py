@@ -148,3 +148,13 @@ def test_a_front_matter_zensical_cannot_read_stops_its_server_with_the_problem_a
     assert said.endswith("docs/posts/p.md:3: front matter is not YAML: did not find expected ',' or ']'\n  hint: write "
                          "each setting as `key: value`; quote values with : or # in them\nerror: Zensical's server "
                          "stopped on it: fix it, then serve again\n") and "Traceback" not in said
+
+
+def test_a_site_that_names_one_post_for_every_page_zensical_renders_is_refused(site):
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["markdown_extensions"][-1]["codeproof.cards"]["post"] = "docs/posts/p.md"
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    done = host(site, "build")
+    assert done.returncode == 1 and ("error: codeproof.cards: `post: docs/posts/p.md` is for a caller that renders "
+                                     "one page, but the host says which page it renders\n  hint: remove `post:` (and "
+                                     "`url:`, `first_line:`) from the extension's settings") in done.stderr

@@ -25,6 +25,7 @@ The contract with the host (ARCHITECTURE.md, "The cards as an extension"):
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import os
 import posixpath
@@ -151,11 +152,22 @@ def inputs_digest(config_file: Path) -> str:
     the user's cache keeps by their hashes) and every file of experiments/ (the scripts and what they import)."""
     root = config_file.parent
     digest = hashlib.sha256()
-    for path in [config_file, root / "sources.lock.json",
+    config = config_file.read_bytes() if config_file.is_file() else b""
+    for path in [config_file, _lock_file(config_file, config),
                  *sorted(p for p in (root / "experiments").rglob("*") if p.is_file() and not p.is_symlink())]:
         digest.update(f"{path.relative_to(root).as_posix()}\0".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"absent")
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=16)
+def _lock_file(config_file: Path, config: bytes) -> Path:
+    """The series' lock file as the configuration `config` names it (extra.series.lock_file), else the default
+    one: a configuration that cannot be read is build_for's to report."""
+    try:
+        return load_site(config_file).series.lock_file
+    except CodeproofError:
+        return config_file.parent / "sources.lock.json"
 
 
 def shown(path: Path, root: Path) -> str:
@@ -170,12 +182,16 @@ def page_at_hand(md: Markdown, options: dict, build: _Build) -> PageAtHand:
     """The page the host renders now, as it says it: the extension's own `post:` option (a caller that renders
     one page; a file there is read too), else Zensical's rendering context (its page's path under docs/ and URL).
     CardsError otherwise."""
+    context = md.preprocessors[CONTEXT_PREPROCESSOR] if CONTEXT_PREPROCESSOR in md.preprocessors else None
+    if options["post"] and context is not None:  # every page would be proved as that one post
+        raise CardsError(f"codeproof.cards: `post: {options['post']}` is for a caller that renders one page, but the "
+                         "host says which page it renders", hint="remove `post:` (and `url:`, `first_line:`) from "
+                                                                 "the extension's settings")
     if options["post"]:
         path = build.root / options["post"]
         named = path if path.is_file() and not path.is_symlink() else None
         first_line = int(options["first_line"]) or (read_post(named, options["post"])[0].first_line if named else 1)
         return PageAtHand(options["post"], options["url"], options["url"], first_line, named)
-    context = md.preprocessors[CONTEXT_PREPROCESSOR] if CONTEXT_PREPROCESSOR in md.preprocessors else None
     page = getattr(context, "page", None)
     if page is None or not isinstance(getattr(page, "path", None), str):
         raise CardsError("codeproof.cards: the host did not say which page it renders",
