@@ -23,9 +23,8 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
-
-import jedi
 
 from codeproof.series.config import in_ci
 from codeproof.common.signing import default_key_file, read_signed, secret_or_none, write_signed
@@ -83,7 +82,7 @@ def source_references(files: dict[str, bytes], scripts: dict[str, bytes], cache_
     both are computed (a first build, CI), the scripts are resolved by the workers that resolve the package,
     which have read it by then (in the build's own process, reading it again took two seconds)."""
     sources = {path: data for path, data in files.items() if path.endswith(".py")}
-    key = hashlib.sha256(f"{INDEXING}\n{jedi.__version__}\n".encode() + "".join(
+    key = hashlib.sha256(f"{INDEXING}\n{version('jedi')}\n".encode() + "".join(
         f"{p}\0{git_blob_sha1(d)}\n" for p, d in sorted(sources.items())).encode()).hexdigest()
     secret = secret_or_none()
     # The clone's cache, then the user's: every clone of the same pin shares the work. Signed, so an edited
@@ -253,7 +252,11 @@ def serve_worker() -> None:
         print(json.dumps([path, [list(r.__dict__.values()) for r in refs]], ensure_ascii=False), flush=True)
 
 
-def _project(root: Path) -> jedi.Project:
+def _project(root: Path):
+    """A jedi project of the package alone. jedi is imported here, where the index is computed (once per pinned
+    commit): a build that takes the index from its cache never imports it (a tenth of a second of its start)."""
+    import jedi
+
     # Only the package on the path: an installed copy of it must not take its names.
     # A parameter is not inferred from the calls that pass it (jedi's dynamic search of the package for them): a
     # link goes to where a name is defined, never through a parameter's value. On autograd at the pin the index
@@ -263,10 +266,12 @@ def _project(root: Path) -> jedi.Project:
     return jedi.Project(root, sys_path=[str(root)], smart_sys_path=False, load_unsafe_extensions=False)
 
 
-def _references(root: Path, paths: list[str], linkable: frozenset[str] | None, project: jedi.Project | None = None,
+def _references(root: Path, paths: list[str], linkable: frozenset[str] | None, project=None,
                 tips: dict | None = None) -> dict[str, list[Reference]]:
     """Every linked name of each file of `paths` (under `root`, among the package's files); jedi is asked where
     a name leads only when it is `linkable` (linkable_names; None: every name)."""
+    import jedi  # as _project says
+
     project = project or _project(root)
     tips = {} if tips is None else tips
     found: dict[str, list[Reference]] = {}
