@@ -9,6 +9,7 @@
 #   ./dev.sh new N "标题"    scaffold post N in docs/posts/ (and drop its announcement from mkdocs.yml)
 #   ./dev.sh drift --to REF | rebase --to REF    what a newer autograd changes in the quotes | move the baseline
 #   ./dev.sh lock-requirements    after changing a pin in requirements(-test).txt: rewrite the locks (needs uv)
+#   ./dev.sh zensical build|serve    a site whose mkdocs.yml loads codeproof.cards, with Zensical (ARCHITECTURE.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -265,5 +266,6 @@ case "$command" in
     mkdocs build --strict --site-dir "$out" ;;
   update|lock|new|drift|rebase) exec python -m codeproof "$command" "$@" ;;
   lock-requirements) exec python -m codeproof lock-matrix ;;
-  *) sed -n '2,11p' "$0" >&2; exit 2 ;;
+  zensical) exec python -m codeproof.adapter.zensical "$@" ;;
+  *) sed -n '2,12p' "$0" >&2; exit 2 ;;
 esac

@@ -123,3 +123,11 @@ def test_every_real_post_renders_every_block_as_a_card_under_plain_markdown(post
     blocks = len(extension.parsed.blocks)
     assert blocks and (extension.proved.cards, extension.proved.problems) == (blocks, [])
     assert html.count('<div class="proof-card ') == blocks and SEAL_ATTRIBUTE not in html
+
+
+def test_a_setting_the_extension_does_not_have_is_refused_by_name(site):
+    with pytest.raises(CardsError) as failed:
+        Markdown(extensions=["codeproof.cards"], extension_configs={
+            "codeproof.cards": {"config_file": str(site.root / "mkdocs.yml"), "bogus": 1}})
+    assert failed.value.shown() == ("error: codeproof.cards: no setting 'bogus'\n  hint: its settings are "
+                                    "config_file, post, url, first_line")

@@ -158,3 +158,52 @@ def test_a_site_that_names_one_post_for_every_page_zensical_renders_is_refused(s
     assert done.returncode == 1 and ("error: codeproof.cards: `post: docs/posts/p.md` is for a caller that renders "
                                      "one page, but the host says which page it renders\n  hint: remove `post:` (and "
                                      "`url:`, `first_line:`) from the extension's settings") in done.stderr
+
+
+def configure(site: Site, change) -> None:
+    """mkdocs.yml changed by `change(config)` (a dict)."""
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
+    change(config)
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+
+
+def test_a_file_of_docs_zensical_would_copy_as_it_is_fails_the_build(site):
+    (site.root / "docs" / "posts" / "card.html").write_text('<div class="proof-card">✓ 输出已验证</div>\n')
+    done = host(site, "build")
+    assert done.returncode == 1 and not (site.root / "site").exists()
+    assert ("docs/posts/card.html:1: would be published as it is, unchecked: docs/ holds Markdown pages, images and "
+            "fonts only\n  hint: write it as a Markdown page, or remove it from docs/") in done.stderr
+
+
+def test_a_theme_page_that_shows_a_card_fails_the_check_of_the_output(site):
+    (site.root / "overrides").mkdir()
+    (site.root / "overrides" / "404.html").write_text(
+        '{% extends "main.html" %}\n{% block content %}<div class="proof-card">✓ 输出已验证</div>{% endblock %}\n')
+    configure(site, lambda config: config["theme"].update(custom_dir="overrides"))
+    done = host(site, "build")
+    assert done.returncode == 1 and ("site/404.html:1: the published page holds 1 cards, but the extension verified "
+                                     "0") in done.stderr
+
+
+def test_a_face_in_a_pages_meta_fails_the_check_of_the_output(site):
+    configure(site, lambda config: config.update(site_description="✓ 输出已验证"))
+    done = host(site, "build")
+    assert done.returncode == 1 and ("docs/index.md:1: the published page shows '输出已验证', a card's face, "
+                                     "outside any verified card") in done.stderr
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda config: config.update(plugins=["search", {"rss": {"match_path": ".*"}}]),
+     "error: mkdocs.yml: plugins rss write what the check after the build does not read\n  hint: remove them: with "
+     "Zensical the site takes search only\n"),
+    (lambda config: config["markdown_extensions"][-1]["codeproof.cards"].update(config_file="series.yml"),
+     "error: mkdocs.yml: codeproof.cards reads the series' settings from series.yml, not from mkdocs.yml, which "
+     "Zensical builds\n  hint: give it `config_file: mkdocs.yml`, and keep the series' settings there\n"),
+    (lambda config: config["markdown_extensions"].append("no_such_extension"),
+     "error: mkdocs.yml: markdown_extensions names no_such_extension, which cannot be imported\n  hint: install it, "
+     "or remove it from markdown_extensions\n"),
+], ids=["an unchecked plugin", "the series' settings elsewhere", "an extension that is not there"])
+def test_a_configuration_whose_output_or_proofs_would_go_unchecked_is_refused(site, change, said):
+    configure(site, change)
+    done = host(site, "build")
+    assert (done.returncode, done.stderr) == (2, said)

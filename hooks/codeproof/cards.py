@@ -221,6 +221,12 @@ class CardsExtension(Extension):
             "url": ["", "the page's URL in the site, with `post:`"],
             "first_line": [0, "the file line of the text's first line, with `post:` (0: after the file's front matter)"],
         }
+        unknown = sorted(set(kwargs) - set(self.config))
+        if unknown:  # Python-Markdown would stop on a KeyError, with a traceback
+            error = CardsError(f"codeproof.cards: no setting {', '.join(map(repr, unknown))}",
+                               hint=f"its settings are {', '.join(self.config)}")
+            FAILURES.append(error.shown())
+            raise error
         super().__init__(**kwargs)
         self.proved: ProvedPage | None = None
         self.parsed: ParsedPost | None = None

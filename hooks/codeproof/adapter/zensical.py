@@ -18,12 +18,15 @@ Zensical is imported here only: the core knows no generator.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import importlib.util
 import json
 import os
 import shutil
 import sys
 import threading
 import time
+from html import escape
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
@@ -52,19 +55,42 @@ class HostError(Exception):
         self.hint = hint
 
 
+# The plugins whose output the check after the build reads: Zensical's search (search.json). Any other writes
+# routes to readers (feeds, llms.txt, redirects) that nothing here reads: refused until it is checked.
+CHECKED_PLUGINS = ("search",)
+
+
 def site_settings(config_file: Path) -> Path:
-    """The output folder of the site (its `site_dir`), once mkdocs.yml is known to load the cards. HostError when
-    it does not (Zensical would publish every block as the author wrote it, unverified) or when a folder Zensical
-    empties cannot safely be emptied."""
+    """The output folder of the site (its `site_dir`), once mkdocs.yml is known to load the cards, with the series'
+    settings in the same file, every other extension there to load, and no plugin whose output goes unchecked.
+    HostError otherwise (Zensical would publish every block as the author wrote it, unverified; or prove against
+    settings that serve does not watch; or stop with a traceback), or when a folder Zensical empties cannot
+    safely be emptied."""
     try:
         config = read_settings(config_file)
     except SeriesConfigError as error:
         raise HostError(str(error).strip(), "fix the configuration") from None
-    names = [next(iter(item)) if isinstance(item, dict) else item for item in config.get("markdown_extensions") or []]
-    if "codeproof.cards" not in names:
+    listed = [next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (item, None)
+              for item in config.get("markdown_extensions") or []]
+    settings = {name: options for name, options in listed if isinstance(name, str)}
+    if "codeproof.cards" not in settings:
         raise HostError(f"{config_file.name}: markdown_extensions does not load codeproof.cards: Zensical would "
                         "publish every block unverified", "add `- codeproof.cards: {config_file: "
                                                           f"{config_file.name}}}` to markdown_extensions")
+    named = Path(str((settings["codeproof.cards"] or {}).get("config_file", "mkdocs.yml")))
+    if (config_file.parent / named).resolve() != config_file.resolve():
+        raise HostError(f"{config_file.name}: codeproof.cards reads the series' settings from {named}, not from "
+                        f"{config_file.name}, which Zensical builds", f"give it `config_file: {config_file.name}`, "
+                                                                      "and keep the series' settings there")
+    missing = [name for name in settings if not _importable(name)]
+    if missing:
+        raise HostError(f"{config_file.name}: markdown_extensions names {', '.join(missing)}, which cannot be "
+                        "imported", "install it, or remove it from markdown_extensions")
+    plugins = [next(iter(item)) if isinstance(item, dict) else item for item in config.get("plugins") or []]
+    unchecked = [str(name) for name in plugins if name not in CHECKED_PLUGINS]
+    if unchecked:
+        raise HostError(f"{config_file.name}: plugins {', '.join(unchecked)} write what the check after the build "
+                        "does not read", f"remove them: with Zensical the site takes {', '.join(CHECKED_PLUGINS)} only")
     root = config_file.parent
     site_dir = root / str(config.get("site_dir") or "site")
     for folder in (site_dir, root / CACHE, root / PREVIEW):
@@ -74,29 +100,42 @@ def site_settings(config_file: Path) -> Path:
     return site_dir
 
 
+def _importable(name: str) -> bool:
+    """Whether Python-Markdown can load an extension of this name: one its entry points name (`admonition`), or
+    a module (`module:Class` too)."""
+    if name in {entry.name for entry in importlib.metadata.entry_points(group="markdown.extensions")}:
+        return True
+    try:
+        return importlib.util.find_spec(name.split(":", 1)[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def output_problems(site_dir: Path, rendered: list[cards.Rendered]) -> list[Problem]:
-    """What the output folder shows that the extension could not see: each page it rendered holds exactly the cards
-    it proved (a theme's template could add or drop one), and its whole page less those cards, meta included, and
-    every entry of the search index show no card's face and no block marker."""
-    problems = []
-    for page in rendered:
-        file = site_dir / page.url / "index.html" if page.url.endswith("/") or not page.url else site_dir / page.url
-        if not file.is_file():
-            problems.append(Problem(page.post, 1, f"Zensical wrote no page {page.url or '/'} for it",
-                                    hint="report it: the cards were rendered for a page that is not in the site"))
-            continue
-        tree = LexborHTMLParser(file.read_text(encoding="utf-8"))
+    """What the output folder shows that the extension could not see. Every HTML file in it (the pages, 404.html,
+    whatever the theme writes): each page the extension rendered holds exactly the cards it proved, and any other
+    none (a theme's template could add or drop one); and each, less its cards, shows no card's face and no block
+    marker, its meta's content included. Then every entry of the search index, outside its page's cards and code."""
+    pages = {_output_file(site_dir, page.url): page for page in rendered}
+    problems = [Problem(page.post, 1, f"Zensical wrote no page {page.url or '/'} for it",
+                        hint="report it: the cards were rendered for a page that is not in the site")
+                for file, page in pages.items() if not file.is_file()]
+    for file in sorted(f for f in site_dir.rglob("*.html") if f.is_file() and not f.is_symlink()):
+        page = pages.get(file)
+        where = page.post if page else file.relative_to(site_dir.parent).as_posix()
+        tree = LexborHTMLParser(file.read_text(encoding="utf-8", errors="replace"))
         inner = {node.mem_id for node in tree.css(".proof-card .proof-card")}  # a card's parts, not cards
         held = [node for node in tree.css(".proof-card") if node.mem_id not in inner]
-        if len(held) != page.cards:
-            problems.append(Problem(page.post, 1, f"the published page holds {len(held)} cards, but the extension "
-                                                  f"verified {page.cards}", hint="the theme's template adds or drops "
-                                                                                 "cards: render only page.content"))
+        if len(held) != (page.cards if page else 0):
+            problems.append(Problem(where, 1, f"the published page holds {len(held)} cards, but the extension "
+                                              f"verified {page.cards if page else 0}",
+                                    hint="the theme's template adds or drops cards: render only page.content"))
         for node in held:
             node.decompose()
-        problems += [Problem(page.post, 1, f"the published page {what}, outside any verified card",
-                             hint="the theme or the page's meta shows it: name it in other words")
-                     for _, what in guard.route_problems(tree.html or "")]
+        meta = [escape(str(node.attributes.get("content") or "")) for node in tree.css("meta[content]")]
+        problems += [Problem(where, 1, f"the published page {what}, outside any verified card",
+                             hint="the theme, the site's settings or the page's meta shows it: name it in other words")
+                     for fragment in [tree.html or "", *meta] for _, what in guard.route_problems(fragment)]
     index = site_dir / SEARCH_INDEX
     entries = json.loads(index.read_text(encoding="utf-8")).get("items", []) if index.is_file() else []
     posts = {page.url: page.post for page in rendered}
@@ -107,11 +146,18 @@ def output_problems(site_dir: Path, rendered: list[cards.Rendered]) -> list[Prob
     return problems
 
 
+def _output_file(site_dir: Path, url: str) -> Path:
+    """The file Zensical writes for a page's URL (`posts/p/`, or `` for the home page)."""
+    return site_dir / url / "index.html" if url.endswith("/") or not url else site_dir / url
+
+
 def unreadable_pages(config_file: Path) -> list[Problem]:
-    """The pages Zensical would stop on before the extension sees them, at their lines: bytes that are no UTF-8,
-    front matter that is no YAML (Zensical reads front matter itself, and says only the page and a byte)."""
+    """What Zensical would publish unchecked or stop on before the extension sees a page, each at its file and
+    line: a file of docs/ that is no Markdown page, image or font (copied as it is), a link or a special file
+    (the guard's rule for MkDocs too); a page whose bytes are no UTF-8, or whose front matter is no YAML (Zensical
+    reads front matter itself, and says only the page and a byte)."""
     build = cards.build_for(config_file)
-    problems = []
+    problems = guard.docs_problems(build.docs_dir, build.root)
     for path in sorted(build.docs_dir.rglob("*.md")):
         parsed, front = read_post(path, cards.shown(path, build.root))
         problems += (parsed.problems if parsed.unreadable else []) + front.problems
