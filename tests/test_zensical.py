@@ -15,7 +15,7 @@ import yaml
 
 from codeproof.site.render import SEAL_ATTRIBUTE
 from fixture_site import SCRIPT, Site, make_site
-from host_cases import REFUSED, break_front_matter, change_output
+from host_cases import REFUSED, break_front_matter, change_output, tamper_quote
 from test_serve import free_port, wait_for
 
 
@@ -61,6 +61,13 @@ def test_what_a_host_must_refuse_fails_the_zensical_build_at_its_line_and_publis
     assert done.stderr.endswith(f"error: the site was not built, and {site.root / 'site'} was removed: nothing in it "
                                 "was verified\n")
     assert not (site.root / "site").exists()
+
+
+def test_the_previews_switch_set_for_a_build_is_ignored(site, monkeypatch):
+    monkeypatch.setenv("CODEPROOF_SHOW_PROBLEMS", "1")
+    tamper_quote(site)
+    done = host(site, "build")
+    assert done.returncode == 1 and not (site.root / "site").exists()
 
 
 def test_a_page_zensical_rendered_before_is_proved_again_when_its_script_changes(site):

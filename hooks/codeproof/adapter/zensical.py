@@ -174,6 +174,7 @@ def build(config_file: Path, strict: bool = False) -> int:
     except HostError as error:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2
+    os.environ.pop(cards.SHOW_PROBLEMS_ENV, None)  # a build fails on a problem, whoever set the preview's switch
     cards.RENDERED.clear()
     cards.FAILURES.clear()
     try:
