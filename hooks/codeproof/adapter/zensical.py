@@ -18,11 +18,14 @@ Zensical is imported here only: the core knows no generator.
 from __future__ import annotations
 
 import argparse
+import http.server
 import importlib.metadata
 import importlib.util
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -38,7 +41,7 @@ from codeproof.common.filesystem import write_atomically
 from codeproof.common.structure import Problem, report
 from codeproof.common.usercache import output_folder_problem
 from codeproof.series.blocks import read_post
-from codeproof.series.config import SeriesConfigError, read_settings
+from codeproof.series.config import SeriesConfigError, load_site, read_settings
 from codeproof.site import guard
 
 CACHE = ".cache"  # Zensical's page cache, beside its configuration
@@ -156,10 +159,11 @@ def unreadable_pages(config_file: Path) -> list[Problem]:
     line: a file of docs/ that is no Markdown page, image or font (copied as it is), a link or a special file
     (the guard's rule for MkDocs too); a page whose bytes are no UTF-8, or whose front matter is no YAML (Zensical
     reads front matter itself, and says only the page and a byte)."""
-    build = cards.build_for(config_file)
-    problems = guard.docs_problems(build.docs_dir, build.root)
-    for path in sorted(build.docs_dir.rglob("*.md")):
-        parsed, front = read_post(path, cards.shown(path, build.root))
+    site = load_site(config_file)
+    docs_dir, root = site.docs_dir, site.series.root
+    problems = guard.docs_problems(docs_dir, root)
+    for path in sorted(docs_dir.rglob("*.md")):
+        parsed, front = read_post(path, cards.shown(path, root))
         problems += (parsed.problems if parsed.unreadable else []) + front.problems
     return problems
 
@@ -199,27 +203,84 @@ def build(config_file: Path, strict: bool = False) -> int:
 
 def serve(config_file: Path, address: str | None) -> int:
     """Zensical's preview server, with each problem shown on its page and every page rendered anew whenever what
-    the proofs read changes."""
-    import zensical
-
+    the proofs read changes. Zensical's server runs in a process of its own: it ends on a page whose front matter
+    it cannot read (and cannot be started again in the same process), so while a page is so, this process serves
+    that problem on every address instead, and starts Zensical's server again once the page is mended."""
     try:
         site_settings(config_file)
     except HostError as error:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2
     os.chdir(config_file.parent)  # where mkdocs.yml names the cards' configuration from
-    os.environ[cards.SHOW_PROBLEMS_ENV] = "1"
     shutil.rmtree(CACHE, ignore_errors=True)  # pages a server of another state left
     seen = write_preview(config_file)
     threading.Thread(target=_renew_on_change, args=(config_file, seen), daemon=True).start()
+    host, _, port = (address or "localhost:8000").rpartition(":")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # ended as Ctrl-C ends it: Zensical's server with it
+    server = None
     try:
-        zensical.serve(str(config_file.parent / PREVIEW), {"dev_addr": address, "open": False, "strict": False})
-    except Exception as error:  # Zensical's server ends on a page it cannot read (its front matter), and says a byte
-        unreadable = unreadable_pages(config_file)
-        said = report(unreadable) if unreadable else f"zensical: {error}"
-        print(f"{said}\nerror: Zensical's server stopped on it: fix it, then serve again", file=sys.stderr)
-        return 1
-    return 0
+        while True:
+            unreadable = _unreadable_report(config_file)
+            if unreadable:
+                print(f"{unreadable}\nerror: Zensical cannot read it: each page shows this until it is mended",
+                      file=sys.stderr)
+                _serve_problem(host, int(port), config_file, unreadable)
+            server = subprocess.Popen([sys.executable, "-P", "-c", ZENSICAL_SERVE, str(config_file.parent / PREVIEW),
+                                       f"{host}:{port}"], env={**os.environ, cards.SHOW_PROBLEMS_ENV: "1"})
+            ended = server.wait()
+            if not _unreadable_report(config_file):  # it ended for another reason than a page it could not read
+                return ended
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if server is not None and server.poll() is None:
+            server.terminate()
+            server.wait()
+
+
+# Zensical's server, in a process of its own: what ends it is said in one line (the parent says the problem).
+ZENSICAL_SERVE = ("import sys, zensical\n"
+                  "try:\n"
+                  "    zensical.serve(sys.argv[1], {'dev_addr': sys.argv[2], 'open': False, 'strict': False})\n"
+                  "except KeyboardInterrupt:\n"
+                  "    pass\n"
+                  "except Exception as error:\n"
+                  "    sys.exit(f'zensical: {error}')\n")
+
+
+def _unreadable_report(config_file: Path) -> str:
+    """What unreadable_pages finds, as a report ("" for nothing)."""
+    try:
+        problems = unreadable_pages(config_file)
+    except CodeproofError as error:  # the configuration itself, edited meanwhile
+        return error.shown()
+    return report(problems) if problems else ""
+
+
+def _serve_problem(host: str, port: int, config_file: Path, said: str) -> None:
+    """Answer every request with the problem (escaped, in a page that reloads itself each second) until no page
+    is unreadable, then free the address for Zensical's server."""
+    page = (f'<!doctype html><html lang="en"><meta charset="utf-8"><meta http-equiv="refresh" content="1">'
+            f'<title>codeproof: a page cannot be read</title><div class="proof-error"><pre>{escape(said)}</pre></div>'
+            "</html>").encode()
+
+    class ProblemPage(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            self.send_response(503)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):  # the problem is said once, above
+            pass
+
+    http.server.ThreadingHTTPServer.allow_reuse_address = True
+    with http.server.ThreadingHTTPServer((host, port), ProblemPage) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        while _unreadable_report(config_file):
+            time.sleep(WATCHED_EVERY)
+        server.shutdown()
 
 
 def write_preview(config_file: Path) -> str:
