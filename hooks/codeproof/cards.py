@@ -189,7 +189,8 @@ def page_at_hand(md: Markdown, options: dict, build: _Build) -> PageAtHand:
                                                                  "the extension's settings")
     if options["post"]:
         path = build.root / options["post"]
-        named = path if path.is_file() and not path.is_symlink() else None
+        inside = path.resolve().is_relative_to(build.root.resolve())  # a name, never a way to read another file
+        named = path if inside and path.is_file() and not path.is_symlink() else None
         first_line = int(options["first_line"]) or (read_post(named, options["post"])[0].first_line if named else 1)
         return PageAtHand(options["post"], options["url"], options["url"], first_line, named)
     page = getattr(context, "page", None)
