@@ -81,6 +81,21 @@ def session(tree: Path, config: str, edits: int) -> tuple[float, list[float]]:
         server.wait(timeout=30)
 
 
+def alternating(sessions: dict, runs: int, edits: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each server's starts and edit-to-view times: `sessions[name](edits)` runs one server (its start, its views);
+    one session each to warm the caches, then `runs` rounds, each server in turn."""
+    for session_of in sessions.values():
+        session_of(1)
+    starts: dict[str, list[float]] = {name: [] for name in sessions}
+    views: dict[str, list[float]] = {name: [] for name in sessions}
+    for _ in range(runs):
+        for name, session_of in sessions.items():
+            start, viewed = session_of(edits)
+            starts[name].append(start)
+            views[name] += viewed
+    return starts, views
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -96,15 +111,8 @@ def main() -> None:
             assert plain != text, "mkdocs.yml's hooks: entry moved: update the benchmark"
             (tree / "plain.yml").write_text(plain, encoding="utf-8")
             variants = {"hook": "mkdocs.yml", "plain": "plain.yml"}
-            for config in variants.values():
-                session(tree, config, 1)  # warms the caches
-            starts: dict[str, list[float]] = {name: [] for name in variants}
-            views: dict[str, list[float]] = {name: [] for name in variants}
-            for _ in range(args.runs):
-                for name, config in variants.items():
-                    start, edits = session(tree, config, args.edits)
-                    starts[name].append(start)
-                    views[name] += edits
+            starts, views = alternating({name: lambda edits, config=config: session(tree, config, edits)
+                                         for name, config in variants.items()}, args.runs, args.edits)
             for name in variants:
                 print(f"{name:5}: start to first page median {statistics.median(starts[name]):.2f} s "
                       f"({', '.join(f'{v:.2f}' for v in starts[name])}); edit to view median "

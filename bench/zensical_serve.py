@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from serve import fetched, free_port, until  # noqa: E402  (bench/serve.py: the same polling)
+from serve import alternating, fetched, free_port, until  # noqa: E402  (bench/serve.py: the same polling)
 from fixture_site import make_site  # noqa: E402
 from test_zensical import zensical_site  # noqa: E402
 
@@ -62,15 +62,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="zensical-bench-") as tmp:
         sites = {"zensical": zensical_site(Path(tmp) / "z").root, "mkdocs": make_site(Path(tmp) / "m").root}
-        for host, site in sites.items():
-            session(site, host, 1)  # warms the caches
-        starts: dict[str, list[float]] = {host: [] for host in sites}
-        views: dict[str, list[float]] = {host: [] for host in sites}
-        for _ in range(args.runs):
-            for host, site in sites.items():
-                start, edits = session(site, host, args.edits)
-                starts[host].append(start)
-                views[host] += edits
+        starts, views = alternating({host: lambda edits, host=host, site=site: session(site, host, edits)
+                                     for host, site in sites.items()}, args.runs, args.edits)
         for host in sites:
             print(f"{host:8}: edit to view median {statistics.median(views[host]):.2f} s "
                   f"({', '.join(f'{v:.2f}' for v in views[host])}); start to first page median "
