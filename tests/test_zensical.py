@@ -239,3 +239,17 @@ def test_a_configuration_whose_output_or_proofs_would_go_unchecked_is_refused(si
     configure(site, change)
     done = host(site, "build")
     assert (done.returncode, done.stderr) == (2, said)
+
+
+def test_a_theme_template_that_changes_a_cards_words_fails_the_check_of_the_output(site):
+    """The check after the build compares each card's words with what the extension verified: a template that
+    rewrites the page's content under a real stamp is found."""
+    (site.root / "overrides").mkdir()
+    (site.root / "overrides" / "main.html").write_text(
+        '{% extends "base.html" %}\n'
+        '{% block content %}{{ page.content | replace("parents []", "parents [forged]") }}{% endblock %}\n')
+    configure(site, lambda config: config["theme"].update(custom_dir="overrides"))
+    done = host(site, "build")
+    assert done.returncode == 1 and not (site.root / "site").exists()
+    assert "docs/posts/p.md:1: the published page's card 3 shows other words than the extension verified: " \
+        in done.stderr

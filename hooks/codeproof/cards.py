@@ -40,6 +40,7 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
+from codeproof.common import pagetree
 from codeproof.common.errors import CodeproofError
 from codeproof.common.kinds.figure import traced_call
 from codeproof.common.structure import ParsedPost, Problem, report
@@ -83,7 +84,7 @@ class Rendered:
 
     post: str
     url: str
-    cards: int
+    cards: tuple[str, ...]  # each card's words (pagetree.card_words), in order: what the published page must show
 
 
 # In this process, since its host last emptied them: each page rendered, and each failure said (a host may wrap
@@ -300,10 +301,12 @@ class _Guard(Postprocessor):
         if problems and os.environ.get(SHOW_PROBLEMS_ENV) != "1":
             FAILURES.append(report(problems))
             raise CardsError(report(problems))
-        RENDERED.append(Rendered(parsed.post, cards.page.url, proved.cards))
         if found:  # the page itself is refused: its problems instead of it
             return guard.unseal(f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>', seal)
-        return guard.unseal(text, seal)
+        published = guard.unseal(text, seal)
+        RENDERED.append(Rendered(parsed.post, cards.page.url,
+                                 tuple(pagetree.card_words(node) for node in pagetree.cards(pagetree.read(published)))))
+        return published
 
 
 def _toc_titles(tokens: list[dict]):

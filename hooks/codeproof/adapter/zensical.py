@@ -36,6 +36,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from codeproof import cards
 from codeproof.adapter import search
+from codeproof.common import pagetree
 from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.structure import Problem, report
@@ -127,12 +128,18 @@ def output_problems(site_dir: Path, rendered: list[cards.Rendered]) -> list[Prob
         page = pages.get(file)
         where = page.post if page else file.relative_to(site_dir.parent).as_posix()
         tree = LexborHTMLParser(file.read_text(encoding="utf-8", errors="replace"))
-        inner = {node.mem_id for node in tree.css(".proof-card .proof-card")}  # a card's parts, not cards
-        held = [node for node in tree.css(".proof-card") if node.mem_id not in inner]
-        if len(held) != (page.cards if page else 0):
-            problems.append(Problem(where, 1, f"the published page holds {len(held)} cards, but the extension "
-                                              f"verified {page.cards if page else 0}",
+        held = pagetree.cards(tree)
+        verified = page.cards if page else ()
+        shown = tuple(pagetree.card_words(node) for node in held)
+        if len(shown) != len(verified):
+            problems.append(Problem(where, 1, f"the published page holds {len(shown)} cards, but the extension "
+                                              f"verified {len(verified)}",
                                     hint="the theme's template adds or drops cards: render only page.content"))
+        else:
+            problems += [Problem(where, 1, f"the published page's card {n} shows other words than the extension "
+                                           f"verified: {was[:80]!r} became {now[:80]!r}",
+                                 hint="the theme's template changes a card: render page.content as it is")
+                         for n, (was, now) in enumerate(zip(verified, shown), 1) if was != now]
         for node in held:
             node.decompose()
         meta = [escape(str(node.attributes.get("content") or "")) for node in tree.css("meta[content]")]

@@ -59,3 +59,15 @@ def put_after(node: LexborNode, html: str) -> None:
 
 def classes(node: LexborNode) -> list[str]:
     return (node.attributes.get("class") or "").split()
+
+
+def cards(tree: Tree | LexborHTMLParser) -> list[LexborNode]:
+    """The page's cards (each `.proof-card` no other card holds), in order."""
+    inner = {node.mem_id for node in tree.css(".proof-card .proof-card")}  # a card's parts, not cards
+    return [node for node in tree.css(".proof-card") if node.mem_id not in inner]
+
+
+def card_words(node: LexborNode) -> str:
+    """What a card shows a reader, as words without white space: the same however a host lays its HTML out or
+    rewrites its links."""
+    return "".join(node.text().split())
