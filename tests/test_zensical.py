@@ -90,7 +90,7 @@ def test_a_theme_template_that_adds_a_card_fails_the_build_at_the_check_of_the_o
     (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     done = host(site, "build")
     assert done.returncode == 1
-    assert ("docs/posts/p.md:1: the published page holds 4 cards, but the extension verified 3\n  hint: the theme's "
+    assert ("docs/posts/p.md:1: the published page holds 4 cards, but the build verified 3\n  hint: the theme's "
             "template adds or drops cards: render only page.content") in done.stderr
 
 
@@ -213,7 +213,7 @@ def test_a_theme_page_that_shows_a_card_fails_the_check_of_the_output(site):
         '{% extends "main.html" %}\n{% block content %}<div class="proof-card">✓ 输出已验证</div>{% endblock %}\n')
     configure(site, lambda config: config["theme"].update(custom_dir="overrides"))
     done = host(site, "build")
-    assert done.returncode == 1 and ("site/404.html:1: the published page holds 1 cards, but the extension verified "
+    assert done.returncode == 1 and ("site/404.html:1: the published page holds 1 cards, but the build verified "
                                      "0") in done.stderr
 
 
@@ -251,5 +251,5 @@ def test_a_theme_template_that_changes_a_cards_words_fails_the_check_of_the_outp
     configure(site, lambda config: config["theme"].update(custom_dir="overrides"))
     done = host(site, "build")
     assert done.returncode == 1 and not (site.root / "site").exists()
-    assert "docs/posts/p.md:1: the published page's card 3 shows other words than the extension verified: " \
+    assert "docs/posts/p.md:1: the published page's card 3 shows other words than the build verified: " \
         in done.stderr

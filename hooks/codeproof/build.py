@@ -27,7 +27,7 @@ from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
-from codeproof.site import citations, generated, guard, overview, render, sourcepages
+from codeproof.site import citations, generated, guard, overview, published, render, sourcepages
 from codeproof.site.xref import PROGRESS_EVERY
 
 # A matrix verdict as a script page shows it.
@@ -57,6 +57,7 @@ class SiteBuild:
         self.site = generated.GeneratedSite()  # the pages and files the build adds
         self.outputs: dict[str, str] = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
         self.quoted = []  # QuotedRange of every verified REAL SOURCE card at the baseline, with its post's section
+        self.rendered: list[published.Rendered] = []  # each post's page as written: what its published page must show
         self.category_index: str | None = None  # the overview's URL, when it lists the categories
         self.urls: dict[str, str] = {}  # src_uri -> the page's URL
         # src_uri -> (ParsedPost, ProvedPage): every post proved in one phase before any page renders (prove_posts);
@@ -234,6 +235,8 @@ class SiteBuild:
         if entry is not None:  # the guard never sees a link the author could have written
             self._link_citations(tree, parsed, entry, href)
         html = pagetree.written(tree)
+        self.rendered.append(published.Rendered(parsed.post, page_url, tuple(map(pagetree.card_words,
+                                                                                pagetree.cards(tree)))))
         changed = guard.linked_problems(html, seal, proved.cards)  # the guard's structural checks on what is written
         if changed:
             found = [Problem(parsed.post, parsed.first_line, f"linking the page's citations and names changed what a "

@@ -49,6 +49,7 @@ from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.config import SeriesConfigError, load_site
 from codeproof.series.frontmatter import front_matter_problems
 from codeproof.site import guard
+from codeproof.site.published import Rendered
 
 # Above Python-Markdown's whitespace normalising (30), which expands tabs: a quote is proved as written.
 PRIORITY = 40
@@ -76,15 +77,6 @@ class PageAtHand:
     links_from: str
     first_line: int
     path: Path | None = None  # the file, where the host named one under docs/
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A page the extension rendered and passed: what the host's check of its output folder compares."""
-
-    post: str
-    url: str
-    cards: tuple[str, ...]  # each card's words (pagetree.card_words), in order: what the published page must show
 
 
 # In this process, since its host last emptied them: each page rendered, and each failure said (a host may wrap

@@ -23,7 +23,7 @@ from codeproof.common.structure import report
 from codeproof.common.usercache import output_folder_problem
 from codeproof.engine import Engine
 from codeproof.series.config import series_from_extra
-from codeproof.site import addresses, generated, guard
+from codeproof.site import addresses, generated, guard, published
 from codeproof.site.tables import TableCells
 
 THEME = Path(__file__).parent / "theme"  # the theme templates of the pages the build adds
@@ -189,6 +189,7 @@ class SeriesHooks:
             build.problems += build.route_problems("the search index", search.page_entries(site_dir / search.INDEX,
                                                                                          site_dir))
             build.problems += build.route_problems("a feed", feeds.feed_items(site_dir))
+            build.problems += published.output_problems(site_dir, build.rendered)  # every host's check of its folder
         search.complete_search_index(site_dir / search.INDEX, build.site.sources)
         feeds.complete_json_feeds(site_dir)
         for warning in build.warnings:

@@ -32,18 +32,17 @@ import time
 from html import escape
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser
 
 from codeproof import cards
 from codeproof.adapter import search
-from codeproof.common import pagetree
 from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.structure import Problem, report
 from codeproof.common.usercache import output_folder_problem
 from codeproof.series.blocks import read_post
 from codeproof.series.config import SeriesConfigError, load_site, read_settings
-from codeproof.site import guard
+from codeproof.site import guard, published
+from codeproof.site.published import Rendered
 
 CACHE = ".cache"  # Zensical's page cache, beside its configuration
 PREVIEW = ".codeproof-preview.yml"  # serve's configuration, beside mkdocs.yml (Zensical's site must be below it)
@@ -115,37 +114,10 @@ def _importable(name: str) -> bool:
         return False
 
 
-def output_problems(site_dir: Path, rendered: list[cards.Rendered]) -> list[Problem]:
-    """What the output folder shows that the extension could not see. Every HTML file in it (the pages, 404.html,
-    whatever the theme writes): each page the extension rendered holds exactly the cards it proved, and any other
-    none (a theme's template could add or drop one); and each, less its cards, shows no card's face and no block
-    marker, its meta's content included. Then every entry of the search index, outside its page's cards and code."""
-    pages = {_output_file(site_dir, page.url): page for page in rendered}
-    problems = [Problem(page.post, 1, f"Zensical wrote no page {page.url or '/'} for it",
-                        hint="report it: the cards were rendered for a page that is not in the site")
-                for file, page in pages.items() if not file.is_file()]
-    for file in sorted(f for f in site_dir.rglob("*.html") if f.is_file() and not f.is_symlink()):
-        page = pages.get(file)
-        where = page.post if page else file.relative_to(site_dir.parent).as_posix()
-        tree = LexborHTMLParser(file.read_text(encoding="utf-8", errors="replace"))
-        held = pagetree.cards(tree)
-        verified = page.cards if page else ()
-        shown = tuple(pagetree.card_words(node) for node in held)
-        if len(shown) != len(verified):
-            problems.append(Problem(where, 1, f"the published page holds {len(shown)} cards, but the extension "
-                                              f"verified {len(verified)}",
-                                    hint="the theme's template adds or drops cards: render only page.content"))
-        else:
-            problems += [Problem(where, 1, f"the published page's card {n} shows other words than the extension "
-                                           f"verified: {was[:80]!r} became {now[:80]!r}",
-                                 hint="the theme's template changes a card: render page.content as it is")
-                         for n, (was, now) in enumerate(zip(verified, shown), 1) if was != now]
-        for node in held:
-            node.decompose()
-        meta = [escape(str(node.attributes.get("content") or "")) for node in tree.css("meta[content]")]
-        problems += [Problem(where, 1, f"the published page {what}, outside any verified card",
-                             hint="the theme, the site's settings or the page's meta shows it: name it in other words")
-                     for fragment in [tree.html or "", *meta] for _, what in guard.route_problems(fragment)]
+def output_problems(site_dir: Path, rendered: list[Rendered]) -> list[Problem]:
+    """The check of the output folder every host's build makes (`site.published`), and Zensical's search index:
+    every entry outside its page's cards and code."""
+    problems = published.output_problems(site_dir, rendered)
     index = site_dir / SEARCH_INDEX
     entries = json.loads(index.read_text(encoding="utf-8")).get("items", []) if index.is_file() else []
     posts = {page.url: page.post for page in rendered}
@@ -154,11 +126,6 @@ def output_problems(site_dir: Path, rendered: list[cards.Rendered]) -> list[Prob
                              f"the page {location or '/'}, outside any verified card", hint="name it in other words")
                      for _, what in guard.route_problems(run)]
     return problems
-
-
-def _output_file(site_dir: Path, url: str) -> Path:
-    """The file Zensical writes for a page's URL (`posts/p/`, or `` for the home page)."""
-    return site_dir / url / "index.html" if url.endswith("/") or not url else site_dir / url
 
 
 def unreadable_pages(config_file: Path) -> list[Problem]:
