@@ -189,7 +189,8 @@ class SeriesHooks:
             build.problems += build.route_problems("the search index", search.page_entries(site_dir / search.INDEX,
                                                                                          site_dir))
             build.problems += build.route_problems("a feed", feeds.feed_items(site_dir))
-            build.problems += published.output_problems(site_dir, build.rendered)  # every host's check of its folder
+            build.problems += published.output_problems(  # every host's check of its folder
+                site_dir, build.rendered, tuple(map(addresses.source_page_url, build.site.source_pages.values())))
         search.complete_search_index(site_dir / search.INDEX, build.site.sources)
         feeds.complete_json_feeds(site_dir)
         for warning in build.warnings:
