@@ -54,8 +54,8 @@ def test_a_face_in_the_table_of_contents_alone_fails_the_render_at_its_heading(s
     with pytest.raises(CardsError) as failed:
         render(site)
     assert ("\n\ndocs/posts/p.md:40: the table of contents shows '输出已验证', a card's face: a heading's title there, "
-            "which the host shows beside the page, outside any verified card\n  hint: name the face in other words in "
-            "the heading") in str(failed.value)
+            "which the theme shows beside the page, outside any verified card\n  hint: say it in other words (a "
+            "heading's data-toc-label too)") in str(failed.value)
 
 
 def test_a_changed_output_fails_the_next_render_in_the_same_process(site):

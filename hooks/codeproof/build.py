@@ -188,7 +188,7 @@ class SiteBuild:
         for url, fragment in fragments:
             parsed = posts.get(url.split("#", 1)[0])
             for shown, what in guard.route_problems(fragment):
-                problems.append(Problem(*showing(parsed, shown, (route, 1)),
+                problems.append(Problem(*guard.showing(parsed, shown, (route, 1)),
                                         f"{route} {what} for the page {url or '/'}, outside any verified card",
                                         hint="a parser other than a browser's read the page otherwise: write its "
                                              "HTML plainly (close each comment with -->), or name the face in other "
@@ -196,16 +196,8 @@ class SiteBuild:
         return problems
 
     def toc_problems(self, src_uri: str, titles: list[str]) -> list[Problem]:
-        """A page's table of contents, which the theme shows beside the page from its headings' titles (HTML; a
-        heading's `data-toc-label` sets one apart from its text), read as the guard reads a page."""
-        parsed, problems = self.parsed.get(src_uri), []
-        for title in titles:
-            for shown, what in guard.route_problems(title):
-                problems.append(Problem(*showing(parsed, shown, (f"docs/{src_uri}", 1)),
-                                        f"the table of contents {what}: a heading's title there, which the theme "
-                                        "shows beside the page, outside any verified card",
-                                        hint="say it in other words (a heading's data-toc-label too)"))
-        return problems
+        """A page's table of contents, read as the guard reads a page (guard.toc_problems)."""
+        return guard.toc_problems(titles, self.parsed.get(src_uri), (f"docs/{src_uri}", 1))
 
     def page_content(self, src_uri: str, html: str, page_url: str, href) -> str:
         """A post's rendered HTML once the guard has read it: its problems in its place where it fails, else its
@@ -374,21 +366,12 @@ def source_line(href) -> Callable[[str, int | None], str]:
     return lambda path, number: href(addresses.source_page_url(path)) + (f"#L{number}" if number else "")
 
 
-def showing(parsed, shown: str, unparsed: tuple[str, int] | None) -> tuple[str, int]:
-    """(file, line) of the post's line that shows what a route showed (`shown`: a face or a marker; its first line if
-    none shows it alone), or `unparsed` for a page the build did not parse."""
-    if parsed is None:
-        return unparsed
-    at = guard.showing_line(shown, parsed.lines)
-    return parsed.post, parsed.first_line + (at or 0)
-
-
 def description_problems(description: str, parsed) -> list[Problem]:
     """A page's description as <meta>, Open Graph and the feeds publish it (plain text, escaped) read as the page
     guard reads a page: a card's face or a marker there is a problem at the line that shows it."""
     problems = []
     for shown, what in guard.route_problems(escape(description)):
-        problems.append(Problem(*showing(parsed, shown, None), f"the page's description {what}: its first "
+        problems.append(Problem(*guard.showing(parsed, shown, None), f"the page's description {what}: its first "
                                 "paragraph, which <meta> and Open Graph publish as plain text, where it would pass for "
                                 "a verified card", hint="say it in other words, give the page a `description:` in its "
                                                         "front matter, or begin it with another paragraph"))

@@ -283,16 +283,12 @@ class _Guard(Postprocessor):
         parsed, proved = cards.parsed, cards.proved
         found = guard.check_page(text, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal,
                                  proved.accounted)
-        for title in _toc_titles(getattr(self.md, "toc_tokens", [])):
-            for shown, what in guard.route_problems(title):
-                line = guard.showing_line(shown, parsed.lines)
-                found.append(Problem(parsed.post, parsed.first_line + (line or 0), f"the table of contents {what}: a "
-                                     "heading's title there, which the host shows beside the page, outside any "
-                                     "verified card", hint="name the face in other words in the heading"))
+        found += guard.toc_problems(list(_toc_titles(getattr(self.md, "toc_tokens", []))), parsed,
+                                    (parsed.post, parsed.first_line))
         problems: list[Problem] = proved.problems + found
         if problems and os.environ.get(SHOW_PROBLEMS_ENV) != "1":
             FAILURES.append(report(problems))
-            raise CardsError(report(problems))
+            raise CardsError(FAILURES[-1])
         if found:  # the page itself is refused: its problems instead of it
             return guard.unseal(f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>', seal)
         published = guard.unseal(text, seal)

@@ -395,6 +395,25 @@ def showing_line(shown: str, lines: list[str]) -> int | None:
     return line_showing(shown, lines)
 
 
+def showing(parsed, shown: str, unparsed: tuple[str, int] | None) -> tuple[str, int]:
+    """(file, line) of the post's line that shows what a route showed (`shown`: a face or a marker; its first line if
+    none shows it alone), or `unparsed` for a page the build did not parse."""
+    if parsed is None:
+        return unparsed
+    at = showing_line(shown, parsed.lines)
+    return parsed.post, parsed.first_line + (at or 0)
+
+
+def toc_problems(titles: list[str], parsed, unparsed: tuple[str, int]) -> list[Problem]:
+    """A page's table of contents, which a theme shows beside the page from its headings' titles (HTML; a
+    heading's `data-toc-label` sets one apart from its text), read as the guard reads a page; each problem at the
+    post's line that shows it (`unparsed` for a page that was not parsed)."""
+    return [Problem(*showing(parsed, shown, unparsed), f"the table of contents {what}: a heading's title there, which "
+                    "the theme shows beside the page, outside any verified card",
+                    hint="say it in other words (a heading's data-toc-label too)")
+            for title in titles for shown, what in route_problems(title)]
+
+
 def _faces(segments: list[tuple[str, int | None]]) -> list[str]:
     """Each card face in the page's text, block by block with the segments joined (`✓ 输出<span></span>已验证`,
     `源码<code>REAL SOURCE</code>` and a face broken over two lines of a paragraph are faces). An inline code span
