@@ -76,7 +76,15 @@ class PageAtHand:
     url: str
     links_from: str
     first_line: int
-    path: Path | None = None  # the file, where the host named one under docs/
+    file_problems: tuple[Problem, ...] = ()  # its file's own, where there is one: bytes that are no UTF-8, front matter
+
+
+def read_page_file(path: Path, post: str) -> tuple[int, tuple[Problem, ...]]:
+    """A page's file read once: the file line of its text's first line, and the file's own problems."""
+    parsed, front = read_post(path, post)
+    problems = [p for p in parsed.problems if parsed.unreadable]
+    return parsed.first_line, tuple(problems + front.problems
+                                    + ([] if front.unreadable else front_matter_problems(front, post)))
 
 
 # In this process, since its host last emptied them: each page rendered, and each failure said (a host may wrap
@@ -183,18 +191,19 @@ def page_at_hand(md: Markdown, options: dict, build: _Build) -> PageAtHand:
     if options["post"]:
         path = build.root / options["post"]
         inside = path.resolve().is_relative_to(build.root.resolve())  # a name, never a way to read another file
-        named = path if inside and path.is_file() and not path.is_symlink() else None
-        first_line = int(options["first_line"]) or (read_post(named, options["post"])[0].first_line if named else 1)
-        return PageAtHand(options["post"], options["url"], options["url"], first_line, named)
+        if not (inside and path.is_file() and not path.is_symlink()):
+            return PageAtHand(options["post"], options["url"], options["url"], int(options["first_line"]) or 1)
+        first_line, problems = read_page_file(path, options["post"])
+        return PageAtHand(options["post"], options["url"], options["url"], int(options["first_line"]) or first_line,
+                          problems)
     page = getattr(context, "page", None)
     if page is None or not isinstance(getattr(page, "path", None), str):
         raise CardsError("codeproof.cards: the host did not say which page it renders",
                          hint="give the extension `post:` (the page's file, `url:` and `first_line:`), or "
                               "render with a host that tells its extensions the page (Zensical)")
-    path = build.docs_dir / page.path
-    parsed, _ = read_post(path, shown(path, build.root))
-    return PageAtHand(shown(path, build.root), str(page.url or ""), posixpath.dirname(page.path) + "/",
-                      parsed.first_line, path)
+    post = shown(build.docs_dir / page.path, build.root)
+    first_line, problems = read_page_file(build.docs_dir / page.path, post)
+    return PageAtHand(post, str(page.url or ""), posixpath.dirname(page.path) + "/", first_line, problems)
 
 
 def relative_url(url: str, page_url: str) -> str:
@@ -250,10 +259,7 @@ class _Cards(Preprocessor):
             FAILURES.append(error.shown(where="error"))
             raise
         parsed = parse_post(page.post, "\n".join(lines), page.first_line)
-        if page.path is not None:  # the file's own problems: bytes that are no UTF-8, its front matter
-            from_file, front = read_post(page.path, page.post)
-            parsed.problems += [p for p in from_file.problems if p not in parsed.problems]
-            parsed.problems += front.problems + ([] if front.unreadable else front_matter_problems(front, page.post))
+        parsed.problems += [p for p in page.file_problems if p not in parsed.problems]
         if not graphs_traced([parsed]) <= build.traced:
             cards.build = build = build_for(Path(cards.getConfig("config_file")), parsed)
         with build.lock:  # a host may render pages in threads; the engine's caches are the build's
