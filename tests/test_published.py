@@ -5,7 +5,9 @@ its content was guarded."""
 from __future__ import annotations
 
 import yaml
+from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.site import published
 from fixture_site import make_site, report
 
 
@@ -65,3 +67,21 @@ def test_a_template_of_the_source_pages_that_shows_a_face_fails_the_build(tmp_pa
     said = report(log)  # the map is drawn by the same template: said once, at the first file, naming the other
     assert ("site/source/index.html:1: the published page shows '输出已验证', a card's face, outside any verified "
             "card") in said and "site/source/pkg/mod.py/index.html:1" in said
+
+
+def test_a_page_is_parsed_again_only_when_its_text_changed(tmp_path, monkeypatch):
+    """Serve's every rebuild writes every page again, and an edit changes a few: the check remembers its reading
+    of a page's text, and reads a changed page anew (the second check sees the face the first could not)."""
+    built, log = make_site(tmp_path).build()
+    assert built is not None, log
+    parsed = []
+    monkeypatch.setattr(published, "LexborHTMLParser", lambda text: parsed.append(text) or LexborHTMLParser(text))
+    published._reading.cache_clear()
+    pages = sorted(built.rglob("*.html"))
+    assert pages and published.output_problems(built, []) == published.output_problems(built, [])
+    assert len(parsed) == len(pages)
+    post = built / "posts" / "p" / "index.html"
+    post.write_text(post.read_text(encoding="utf-8").replace("</body>", "<p>✓ 输出已验证</p></body>"), encoding="utf-8")
+    said = [problem.message for problem in published.output_problems(built, [])]
+    assert len(parsed) == len(pages) + 1
+    assert "the published page shows '输出已验证', a card's face, outside any verified card" in said

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -10,6 +11,7 @@ import time
 import urllib.request
 
 import pytest
+import yaml
 
 from fixture_site import SCRIPT, make_site
 
@@ -23,21 +25,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def serving(site, *options: str):
+    """`mkdocs serve` of the site's folder with `options`: (the site's address, the server's process)."""
+    port = free_port()
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1:{port}/"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}", *options],
+        cwd=site, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        yield f"http://127.0.0.1:{port}/", server
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 @pytest.fixture
 def served(tmp_path, request):
     """A fixture site served by `mkdocs serve`, with the options a test gives as its parameter."""
     site = make_site(tmp_path).root
-    port = free_port()
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://127.0.0.1:{port}/"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}", *getattr(request, "param", [])],
-        cwd=site, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        yield site, f"http://127.0.0.1:{port}/", server
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with serving(site, *getattr(request, "param", [])) as (base, server):
+        yield site, base, server
 
 
 def fetch(url: str) -> str:
@@ -116,3 +125,22 @@ def test_a_serve_that_never_rebuilds_builds_the_source_pages_with_the_first(serv
     server.terminate()
     server.wait(timeout=10)
     assert "source pages (" not in server.stderr.read()
+
+
+def test_serves_first_build_leaves_the_check_of_its_output_to_the_next_which_reports_it(tmp_path):
+    """Issue 53: the first build answers without reading its search index, feeds and output folder again; the
+    build that follows at once, with the source pages, reads them and says what they show (serve reports such a
+    problem in its log; `build` fails on it)."""
+    site = make_site(tmp_path).root
+    config = yaml.safe_load((site / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["site_description"] = "✓ 输出已验证"
+    (site / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    with serving(site) as (base, server):
+        wait_for(base + SOURCE_PAGE, server, lambda h: 'id="L22"' in h)
+        server.terminate()
+        server.wait(timeout=10)
+        said = server.stderr.read()
+    builds = said.split("Documentation built in")
+    assert len(builds) >= 3, said  # two builds at least: the first, then the source pages' build
+    assert "a card's face, outside any verified card" not in builds[0]
+    assert "the published page shows '输出已验证', a card's face, outside any verified card" in builds[1]

@@ -184,8 +184,9 @@ class SeriesHooks:
         build.engine.runner.finish()
         site_dir = Path(config.site_dir)
         # The search index and the feeds, which their plugins write from the pages: read as the guard reads a page
-        # (when the pages passed: a page that failed would show again here, through its words).
-        if not build.problems:
+        # (when the pages passed: a page that failed would show again here, through its words). Serve's first build
+        # leaves them to the next, which begins as the server answers: serve only reports them, in its log.
+        if not build.problems and not self.source_pages_deferred:
             build.problems += build.route_problems("the search index", search.page_entries(site_dir / search.INDEX,
                                                                                          site_dir))
             build.problems += build.route_problems("a feed", feeds.feed_items(site_dir))

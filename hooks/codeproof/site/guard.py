@@ -21,6 +21,7 @@ so comments, CDATA and broken markup end where a browser ends them), and:
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import os
 import re
@@ -380,10 +381,17 @@ def route_problems(fragment: str) -> list[tuple[str, str]]:
     inline code, read as a browser reads the fragment (the guard's own reading: one HTML5 parser for every route).
     A route holds no card: nothing in it is sealed (its seal is a secret no fragment can hold). Each as (what it
     shows, as the post's lines would show it: the face or `[KIND]`; the problem's words)."""
+    return list(_route_findings(fragment))
+
+
+@functools.lru_cache(maxsize=8192)
+def _route_findings(fragment: str) -> tuple[tuple[str, str], ...]:
+    """route_problems' reading, a function of the fragment alone: remembered, because serve's every rebuild hands
+    the same thousand search entries and pages again, and an edit changes a few."""
     reading = _read(fragment, secrets.token_hex(16))
     flows = (reading.segments, reading.with_alt, *reading.attributes)
-    return ([(face, f"shows {face!r}, a card's face") for face in dict.fromkeys(f for flow in flows for f in _faces(flow))]
-            + [(f"[{kind}]", f"shows [{kind}] outside inline code") for kind in dict.fromkeys(_escaped_markers(*flows))])
+    return tuple([(face, f"shows {face!r}, a card's face") for face in dict.fromkeys(f for flow in flows for f in _faces(flow))]
+                 + [(f"[{kind}]", f"shows [{kind}] outside inline code") for kind in dict.fromkeys(_escaped_markers(*flows))])
 
 
 def showing_line(shown: str, lines: list[str]) -> int | None:

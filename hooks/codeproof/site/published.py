@@ -6,6 +6,7 @@ less its cards, shows no card's face and no block marker, its meta's content inc
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -48,10 +49,8 @@ def output_problems(site_dir: Path, rendered: list[Rendered], alike: tuple[str, 
     for file in sorted(f for f in site_dir.rglob("*.html") if f.is_file() and not f.is_symlink()):
         page = pages.get(file)
         where = page.post if page else file.relative_to(site_dir.parent).as_posix()
-        tree = LexborHTMLParser(file.read_text(encoding="utf-8", errors="replace"))
-        held = pagetree.cards(tree)
+        shown, showing = _reading(file.read_text(encoding="utf-8", errors="replace"), file not in counted_only)
         verified = page.cards if page else ()
-        shown = tuple(pagetree.card_words(node) for node in held)
         if len(shown) != len(verified):
             problems.append(Problem(where, 1, f"the published page holds {len(shown)} cards, but the build "
                                               f"verified {len(verified)}",
@@ -61,12 +60,23 @@ def output_problems(site_dir: Path, rendered: list[Rendered], alike: tuple[str, 
                                            f"verified: {was[:80]!r} became {now[:80]!r}",
                                  hint="the theme's template changes a card: render page.content as it is")
                          for n, (was, now) in enumerate(zip(verified, shown), 1) if was != now]
-        if file in counted_only:
-            continue
-        for node in held:
-            node.decompose()
-        meta = [escape(str(node.attributes.get("content") or "")) for node in tree.css("meta[content]")]
         problems += [Problem(where, 1, f"the published page {what}, outside any verified card",
                              hint="the theme, the site's settings or the page's meta shows it: name it in other words")
-                     for fragment in [tree.html or "", *meta] for _, what in guard.route_problems(fragment)]
+                     for what in showing]
     return problems
+
+
+@functools.lru_cache(maxsize=256)
+def _reading(text: str, whole: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(each card's words, what the page less its cards and its meta's content show that a page may not: none
+    unless `whole`), a function of the file's text alone: remembered, because serve's every rebuild writes the same
+    pages again, and an edit changes a few."""
+    tree = LexborHTMLParser(text)
+    held = pagetree.cards(tree)
+    shown = tuple(pagetree.card_words(node) for node in held)
+    if not whole:
+        return shown, ()
+    for node in held:
+        node.decompose()
+    meta = [escape(str(node.attributes.get("content") or "")) for node in tree.css("meta[content]")]
+    return shown, tuple(what for fragment in [tree.html or "", *meta] for _, what in guard.route_problems(fragment))
