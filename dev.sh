@@ -2,14 +2,15 @@
 # One entry point for the site: sets up .venv from the hashed lock, then runs the command.
 #   ./dev.sh build [--matrix]    build the site into site/ (strict: any problem fails; --matrix: run the
 #                                 experiments in every environment of the matrix too, and say so on the pages)
-#   ./dev.sh serve    serve it at http://127.0.0.1:8000/autograd-series/ while you write
+#   ./dev.sh build --host zensical    build it with Zensical instead, from a staging folder (ARCHITECTURE.md)
+#   ./dev.sh serve [--host zensical]    serve it at http://127.0.0.1:8000/autograd-series/ while you write
 #   ./dev.sh test [--fast]    run the test suite (--fast: all but the browser's, the real site's and the slow ones)
 #   ./dev.sh check    verify every block, then what a strict build checks besides (links, anchors, nav)
 #   ./dev.sh update | lock    the verification engine: repair drifted quotes and outputs | pin new files
 #   ./dev.sh new N "标题"    scaffold post N in docs/posts/ (and drop its announcement from mkdocs.yml)
 #   ./dev.sh drift --to REF | rebase --to REF    what a newer autograd changes in the quotes | move the baseline
 #   ./dev.sh lock-requirements    after changing a pin in requirements(-test).txt: rewrite the locks (needs uv)
-#   ./dev.sh zensical build|serve    a site whose mkdocs.yml loads codeproof.cards, with Zensical (ARCHITECTURE.md)
+#   ./dev.sh zensical build|serve [options]    the same as --host zensical, with the adapter's own options
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -231,6 +232,14 @@ export PATH="$(cd "$venv" && pwd)/bin:$PATH"
 
 command=${1:-}
 shift || true
+# --host zensical: Zensical (./dev.sh test installs it) builds or serves the site, through its adapter.
+if [ "${1:-}" = --host ] && { [ "$command" = build ] || [ "$command" = serve ]; }; then
+  case "${2:-}" in
+    mkdocs) shift 2 ;;
+    zensical) shift 2; set -- "$command" "$@"; command=zensical ;;
+    *) refuse "$command --host ${2:-}: no such host" "the hosts are mkdocs (the default) and zensical" ;;
+  esac
+fi
 case "$command" in
   build)
     # --matrix: the build runs the experiments in each environment of extra.series.experiments.matrix too, and
@@ -266,6 +275,8 @@ case "$command" in
     mkdocs build --strict --site-dir "$out" ;;
   update|lock|new|drift|rebase) exec python -m codeproof "$command" "$@" ;;
   lock-requirements) exec python -m codeproof lock-matrix ;;
-  zensical) exec python -m codeproof.adapter.zensical "$@" ;;
-  *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+  zensical)
+    python -c 'import zensical' 2>/dev/null || refuse "Zensical is not installed in .venv" "run ./dev.sh test once (requirements-test.txt pins it), or install requirements-zensical.lock"
+    exec python -m codeproof.adapter.zensical "$@" ;;
+  *) sed -n '2,14p' "$0" >&2; exit 2 ;;
 esac

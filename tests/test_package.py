@@ -139,7 +139,7 @@ def test_the_engine_has_no_import_cycle():
 
 # The engine's parts, bottom up, as ARCHITECTURE.md's code map lists them: its packages, then the modules that
 # drive them. A module imports modules of its own package (no cycle) and of the parts below its own, never above.
-LAYERS = ["common", "series", "quotes", "experiments", "site", "engine", "matrix", "cards", "build", "drift", "fetch", "__main__", "adapter"]
+LAYERS = ["common", "series", "quotes", "experiments", "site", "engine", "matrix", "build", "cards", "drift", "fetch", "__main__", "adapter"]
 
 
 def layer_of(module: str) -> int:

@@ -56,17 +56,17 @@ def test_a_face_in_the_sites_settings_that_a_page_shows_fails_the_build(tmp_path
     assert "the published page shows '输出已验证', a card's face, outside any verified card" in report(log)
 
 
-def test_a_template_of_the_source_pages_that_shows_a_face_fails_the_build(tmp_path):
-    """The source pages are read for faces in one of them (one template draws them all, from the engine's values):
-    a template that adds a face shows it there."""
+def test_a_template_of_the_generated_pages_that_shows_a_face_fails_the_build(tmp_path):
+    """The source pages are read for faces in one of them (one template draws every page the build adds, from the
+    engine's values): a template that adds a face shows it there, and on the script's page and the map."""
     site = make_site(tmp_path)
-    with_overrides(site, {"series-source.html": '{% extends "main.html" %}\n'
+    with_overrides(site, {"series-page.html": '{% extends "main.html" %}\n'
                                                 '{% block content %}<p>✓ 输出已验证</p>{% endblock %}\n'})
     built, log = site.build()
     assert built is None
-    said = report(log)  # the map is drawn by the same template: said once, at the first file, naming the other
-    assert ("site/source/index.html:1: the published page shows '输出已验证', a card's face, outside any verified "
-            "card") in said and "site/source/pkg/mod.py/index.html:1" in said
+    said = report(log)  # said once, at the first file, naming the others
+    assert ("site/experiments/show/index.html:1: the published page shows '输出已验证', a card's face, outside any "
+            "verified card") in said and "site/source/index.html:1" in said and "site/source/pkg/mod.py/index.html:1" in said
 
 
 def test_a_page_is_parsed_again_only_when_its_text_changed(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ shows a stale card."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ import pytest
 import yaml
 
 from codeproof.site.render import SEAL_ATTRIBUTE
+import parity
 from fixture_site import SCRIPT, Site, make_site
 from host_cases import REFUSED, break_front_matter, change_output, tamper_quote
 from test_serve import free_port, wait_for
@@ -94,15 +96,23 @@ def test_a_theme_template_that_adds_a_card_fails_the_build_at_the_check_of_the_o
             "template adds or drops cards: render only page.content") in done.stderr
 
 
-def test_a_site_whose_configuration_does_not_load_the_cards_is_refused(site):
+def test_a_site_whose_configuration_does_not_load_the_cards_is_built_with_them_and_served_not_at_all(site):
+    """The build writes its own configuration from mkdocs.yml (the staging folder's), which loads the cards; serve
+    renders from mkdocs.yml itself, and would publish every block unverified."""
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
     config["markdown_extensions"].pop()
     (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
     done = host(site, "build")
+    assert done.returncode == 0, done.stderr
+    assert (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8").count(
+        '<div class="proof-card ') == 3
+    done = host(site, "serve")
     assert (done.returncode, done.stderr) == (2, "error: mkdocs.yml: markdown_extensions does not load "
-                                                 "codeproof.cards: Zensical would publish every block unverified\n"
-                                                 "  hint: add `- codeproof.cards: {config_file: mkdocs.yml}` to "
-                                                 "markdown_extensions\n")
+                                                 "codeproof.cards: Zensical's server would publish every block "
+                                                 "unverified\n  hint: add `- codeproof.cards: {config_file: "
+                                                 "mkdocs.yml}` to markdown_extensions (not for a site the MkDocs "
+                                                 "hook builds: preview it with `./dev.sh serve`, and build it with "
+                                                 "`./dev.sh build --host zensical`)\n")
 
 
 def test_a_title_zensical_prints_is_escaped_once(site):
@@ -225,9 +235,9 @@ def test_a_face_in_a_pages_meta_fails_the_check_of_the_output(site):
 
 
 @pytest.mark.parametrize("change, said", [
-    (lambda config: config.update(plugins=["search", {"rss": {"match_path": ".*"}}]),
-     "error: mkdocs.yml: plugins rss write what the check after the build does not read\n  hint: remove them: with "
-     "Zensical the site takes search only\n"),
+    (lambda config: config.update(plugins=["search", {"offline": {}}]),
+     "error: mkdocs.yml: plugins offline write what the check after the build does not read\n  hint: remove them: "
+     "with Zensical the site takes search, tags, rss only\n"),
     (lambda config: config["markdown_extensions"][-1]["codeproof.cards"].update(config_file="series.yml"),
      "error: mkdocs.yml: codeproof.cards reads the series' settings from series.yml, not from mkdocs.yml, which "
      "Zensical builds\n  hint: give it `config_file: mkdocs.yml`, and keep the series' settings there\n"),
@@ -253,3 +263,38 @@ def test_a_theme_template_that_changes_a_cards_words_fails_the_check_of_the_outp
     assert done.returncode == 1 and not (site.root / "site").exists()
     assert "docs/posts/p.md:1: the published page's card 3 shows other words than the build verified: " \
         in done.stderr
+
+
+def test_the_fixture_site_under_zensical_shows_what_it_shows_under_mkdocs_page_by_page(tmp_path):
+    """Issue 55: the pages the build adds (the package's source pages and map, the script's page, the archive, the
+    raw files), the posts' cards and the links they and the citations hold, and every other page's words are the
+    same under both hosts: Zensical builds from the staging folder the engine writes."""
+    site = make_site(tmp_path, material=True)  # the real site's theme, overrides and overview
+    built, log = site.build()
+    assert built is not None, log
+    shutil.move(built, tmp_path / "mkdocs-site")
+    done = host(site, "build")  # the same site, its hook and all: the staging folder's configuration has no hook
+    assert done.returncode == 0, done.stderr
+    urls = parity.pages(tmp_path / "mkdocs-site")
+    assert {"", "posts/p/", "source/", "source/pkg/mod.py/", "experiments/show/"} <= set(urls)
+    assert parity.differences(tmp_path / "mkdocs-site", site.root / "site", urls) == []
+
+
+
+def test_what_a_staging_folder_held_before_the_build_is_never_published(site):
+    """The staging folder is the build's own, written anew each time: a page left or planted there is not read."""
+    planted = site.root / ".codeproof-stage" / "docs" / "posts" / "planted.md"
+    planted.parent.mkdir(parents=True)
+    planted.write_text('# Planted\n\n<div class="proof-card">✓ 输出已验证</div>\n', encoding="utf-8")
+    done = host(site, "build")
+    assert done.returncode == 0, done.stderr
+    assert not (site.root / "site" / "posts" / "planted").exists() and not planted.exists()
+
+
+def test_a_file_of_the_authors_where_the_build_adds_a_page_fails_the_zensical_build(site):
+    (site.root / "docs" / "experiments").mkdir()
+    (site.root / "docs" / "experiments" / "show.md").write_text("# Mine\n", encoding="utf-8")
+    done = host(site, "build")
+    assert done.returncode == 1 and not (site.root / "site").exists()
+    assert ("docs/experiments/show.md:1: the build publishes the page of experiments/show.py at experiments/show.md, "
+            "which this file would take\n  hint: rename or move it") in done.stderr

@@ -20,6 +20,7 @@ from codeproof.common import pagetree
 from codeproof.common.kinds.registry import BlockKind
 from codeproof.common.markers import passes_for_a_card
 from codeproof.common.structure import Checked, Problem, report
+from codeproof.common.templates import TEMPLATES
 from codeproof.engine import Engine, own_scripts
 from codeproof.matrix import DIFFERS, FAILS, SAME, WITHIN, Verdict, held, run_matrix
 from codeproof.site import addresses
@@ -33,8 +34,9 @@ from codeproof.site.xref import PROGRESS_EVERY
 # A matrix verdict as a script page shows it.
 READER_SAYS = {SAME: "一致", WITHIN: "容差内一致", DIFFERS: "不同", FAILS: "运行失败"}
 VERDICT_ORDER = (SAME, WITHIN, DIFFERS, FAILS)  # from best to worst
-SCRIPT_TEMPLATE = "series-script.html"  # the theme templates of the pages the build adds (the host provides them)
-SOURCE_TEMPLATE = "series-source.html"
+GENERATED_TEMPLATE = "series-page.html"  # the theme template of the pages the build adds (the MkDocs adapter's)
+SOURCE_TEMPLATE = "source_page.html"  # the engine's templates of what those pages show
+SCRIPT_TEMPLATES = ("script_head.html", "script_tail.html")
 
 
 class SiteBuild:
@@ -60,6 +62,7 @@ class SiteBuild:
         self.rendered: list[published.Rendered] = []  # each post's page as written: what its published page must show
         self.category_index: str | None = None  # the overview's URL, when it lists the categories
         self.urls: dict[str, str] = {}  # src_uri -> the page's URL
+        self.front: dict[str, dict] = {}  # src_uri -> its front matter, as read (a host without MkDocs' pages reads it here)
         # src_uri -> (ParsedPost, ProvedPage): every post proved in one phase before any page renders (prove_posts);
         # a post whose text another plugin changed is proved again as it renders. The page guard reads these.
         self.proved: dict = {}
@@ -74,6 +77,7 @@ class SiteBuild:
             parsed, front = read_post(path, shown_path(path, self.engine.series.root))
             self.parsed[src_uri] = parsed
             self.urls[src_uri] = url
+            self.front[src_uri] = front.meta
             found.append((front, parsed, src_uri, url))
         self.series, problems, notes = read_series(found, self.engine.series.announced)
         self.problems += problems
@@ -141,7 +145,7 @@ class SiteBuild:
         if title is not None:  # a page the build adds: its template writes it from values
             script = src_uri in self.site.script_pages
             # Escaped now: the search index takes the title before the page's context, and Material shows it as HTML.
-            meta.update(title=Markup.escape(title), template=SCRIPT_TEMPLATE if script else SOURCE_TEMPLATE,
+            meta.update(title=Markup.escape(title), template=GENERATED_TEMPLATE,
                         description=self.site.page_description(src_uri, self.engine.series.baseline))
             if not script:  # search leaves the package's code out, so it never drowns the posts
                 meta["search"] = {"exclude": True}
@@ -266,8 +270,8 @@ class SiteBuild:
                            for m in mentions if not m.target.script and m.target.first]
 
     def page_context(self, src_uri: str, meta: dict, href) -> dict:
-        """What the theme's template of a page shows beyond MkDocs' own: a source page's or the map's values, a
-        script page's, or a post's header. Generated pages render after the posts, so `quoted` is whole. The
+        """What the theme's template of a page shows beyond MkDocs' own: a generated page's HTML (generated_page), or
+        a post's header. The
         front matter that the theme writes into HTML and attributes unescaped (MkDocs' template environment does
         not autoescape) is escaped in `meta` here, once; the feed has read it already."""
         for key in ("title", "description"):
@@ -275,24 +279,37 @@ class SiteBuild:
                 meta[key] = Markup.escape(meta[key])
         if isinstance(meta.get("categories"), list):
             meta["categories"] = [Markup.escape(str(category)) for category in meta["categories"]]
+        generated_page = self.generated_page(src_uri, href)
+        if generated_page is not None:
+            return {"generated": generated_page}
+        entry = self.series.post_at(src_uri)
+        if entry is None:  # not a series post (or one whose front matter is a problem already reported)
+            return {}
+        return {"series": generated.post_header(self.series, entry, self.engine.series.baseline, self.category_index,
+                                                href)}
+
+    def generated_page(self, src_uri: str, href) -> tuple[Markup, Markup] | None:
+        """What a page the build adds shows around its Markdown (a script's code; nothing, for the others), as
+        (HTML above, HTML below), from the engine's values: the same under every host, which wraps it in its
+        theme. None for the author's pages. They render after the posts, so `quoted` is whole."""
         site, baseline, line = self.site, self.engine.series.baseline, source_line(href)
         if site.sources is not None and (src_uri in site.source_pages or src_uri == addresses.SOURCE_MAP_SRC):
             path = site.source_pages.get(src_uri)
             if path is None:
-                return {"source": None, "source_map": sourcepages.map_values(site.sources, self.quoted, baseline, line)}
-            values = sourcepages.page_values(path, site.sources, self.quoted, baseline, line, href,
-                                             self.engine.series.cache_dir, self.mentioned)
-            self._rendered()
-            return {"source": values, "source_map": None}
+                values = {"source": None, "source_map": sourcepages.map_values(site.sources, self.quoted, baseline, line)}
+            else:
+                values = {"source": sourcepages.page_values(path, site.sources, self.quoted, baseline, line, href,
+                                                            self.engine.series.cache_dir, self.mentioned),
+                          "source_map": None}
+                self._rendered()
+            return Markup(TEMPLATES.get_template(SOURCE_TEMPLATE).render(**values)), Markup()
         if src_uri in site.script_pages:
             script = site.script_pages[src_uri]
-            return {"script": {**script, "download": href(script["path"]), "output": self.outputs.get(script["path"]),
-                               "posts": [(label, href(url)) for label, url in script["posts"]],
-                               "matrix": self._matrix_table(script["path"])}}
-        entry = self.series.post_at(src_uri)
-        if entry is None:  # not a series post (or one whose front matter is a problem already reported)
-            return {}
-        return {"series": generated.post_header(self.series, entry, baseline, self.category_index, href)}
+            values = {"script": {**script, "download": href(script["path"]), "output": self.outputs.get(script["path"]),
+                                 "posts": [(label, href(url)) for label, url in script["posts"]],
+                                 "matrix": self._matrix_table(script["path"])}}
+            return tuple(Markup(TEMPLATES.get_template(name).render(**values)) for name in SCRIPT_TEMPLATES)
+        return None
 
     def _matrix_table(self, script: str) -> dict | None:
         """A script page's verdicts: each block, with each environment and what came out there; each
@@ -334,6 +351,12 @@ class SiteBuild:
         entry = next((entry for entry in self.series.posts if entry.post == block.post), None)
         title = entry.title if entry is not None and entry.title else block.post
         return f"{title} · {block.kind.name}（第 {block.line} 行）"
+
+    def render_again(self, problems: list[Problem]) -> None:
+        """Forget what rendering the pages recorded (a host that renders them twice, Zensical's adapter, whose first
+        rendering wrote the source pages' quoted lines): the build's problems become `problems` again."""
+        self.problems, self.warnings, self.rendered = list(problems), [], []
+        self.quoted, self.mentioned, self._rendering = [], [], (0, time.monotonic())
 
     def _rendered(self) -> None:
         """Say how far the source pages are, every PROGRESS_EVERY seconds: a first build highlights and links

@@ -20,6 +20,9 @@ The contract with the host (ARCHITECTURE.md, "The cards as an extension"):
   stops. `CODEPROOF_SHOW_PROBLEMS=1` (a preview server's) shows them on the page in place of what failed instead.
 - The seal never leaves: the HTML the host gets holds none.
 - What the extension cannot see (the page's template, its meta, the output folder) is the host build's to check.
+- A host that drives the whole site's build itself (Zensical's adapter, which stages the pages MkDocs' events would
+  add: `codeproof.adapter.stage`) hands it in as a `Hosting` (`HOSTED`): every page then renders through that
+  build, as MkDocs' hook renders it, and its problems are that build's to report once every page has rendered.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
-from codeproof.common import pagetree
+from codeproof.build import SiteBuild
 from codeproof.common.errors import CodeproofError
 from codeproof.common.kinds.figure import traced_call
 from codeproof.common.structure import ParsedPost, Problem, report
@@ -49,7 +52,6 @@ from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.config import SeriesConfigError, load_site
 from codeproof.series.frontmatter import front_matter_problems
 from codeproof.site import guard
-from codeproof.site.published import Rendered
 
 # Above Python-Markdown's whitespace normalising (30), which expands tabs: a quote is proved as written.
 PRIORITY = 40
@@ -87,10 +89,22 @@ def read_page_file(path: Path, post: str) -> tuple[int, tuple[Problem, ...]]:
                                     + ([] if front.unreadable else front_matter_problems(front, post)))
 
 
-# In this process, since its host last emptied them: each page rendered, and each failure said (a host may wrap
-# what the extension raised in an error of its own, Zensical does: the adapter says these instead).
-RENDERED: list[Rendered] = []
+# In this process, since its host last emptied it: each failure said (a host may wrap what the extension raised in
+# an error of its own, Zensical does: the adapter says these instead).
 FAILURES: list[str] = []
+
+
+@dataclass
+class Hosting:
+    """A site whose host drives its build (`build`): each page the host renders goes through it, as the MkDocs
+    hook's pages do; `meta` is what the build said of each page it rendered (title, description), by src_uri."""
+
+    build: SiteBuild
+    meta: dict[str, dict] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+HOSTED: dict[Path, Hosting] = {}  # by the resolved config_file: the sites whose host drives the build
 
 
 @dataclass
@@ -183,11 +197,7 @@ def page_at_hand(md: Markdown, options: dict, build: _Build) -> PageAtHand:
     """The page the host renders now, as it says it: the extension's own `post:` option (a caller that renders
     one page; a file there is read too), else Zensical's rendering context (its page's path under docs/ and URL).
     CardsError otherwise."""
-    context = md.preprocessors[CONTEXT_PREPROCESSOR] if CONTEXT_PREPROCESSOR in md.preprocessors else None
-    if options["post"] and context is not None:  # every page would be proved as that one post
-        raise CardsError(f"codeproof.cards: `post: {options['post']}` is for a caller that renders one page, but the "
-                         "host says which page it renders", hint="remove `post:` (and `url:`, `first_line:`) from "
-                                                                 "the extension's settings")
+    context = _context(md, options)
     if options["post"]:
         path = build.root / options["post"]
         inside = path.resolve().is_relative_to(build.root.resolve())  # a name, never a way to read another file
@@ -204,6 +214,17 @@ def page_at_hand(md: Markdown, options: dict, build: _Build) -> PageAtHand:
     post = shown(build.docs_dir / page.path, build.root)
     first_line, problems = read_page_file(build.docs_dir / page.path, post)
     return PageAtHand(post, str(page.url or ""), posixpath.dirname(page.path) + "/", first_line, problems)
+
+
+def _context(md: Markdown, options: dict):
+    """The host's rendering context (Zensical's), or None; CardsError where the extension's settings also name a
+    page (`post:`): every page would be proved as that one post."""
+    context = md.preprocessors[CONTEXT_PREPROCESSOR] if CONTEXT_PREPROCESSOR in md.preprocessors else None
+    if options["post"] and context is not None:
+        raise CardsError(f"codeproof.cards: `post: {options['post']}` is for a caller that renders one page, but the "
+                         "host says which page it renders", hint="remove `post:` (and `url:`, `first_line:`) from "
+                                                                 "the extension's settings")
+    return context
 
 
 def relative_url(url: str, page_url: str) -> str:
@@ -235,6 +256,7 @@ class CardsExtension(Extension):
         self.parsed: ParsedPost | None = None
         self.build: _Build | None = None
         self.page: PageAtHand | None = None
+        self.hosting: Hosting | None = None  # the site's, when its host drives the build
         # Python-Markdown's treeprocessors run the postprocessors on fragments too (the table of contents, on each
         # heading's HTML): the guard reads the page once the tree is done, when the postprocessors run on it whole.
         self.tree_done = False
@@ -252,6 +274,9 @@ class _Cards(Preprocessor):
 
     def run(self, lines: list[str]) -> list[str]:
         cards = self.cards
+        cards.hosting = HOSTED.get(Path(cards.getConfig("config_file")).resolve())
+        if cards.hosting is not None:
+            return _hosted_markdown(self.md, cards, lines)
         try:
             cards.build = build = build_for(Path(cards.getConfig("config_file")))
             page = page_at_hand(self.md, cards.getConfigs(), build)
@@ -283,9 +308,12 @@ class _Guard(Postprocessor):
         self.cards = cards
 
     def run(self, text: str) -> str:
-        cards, seal = self.cards, self.cards.build.engine.seal
+        cards = self.cards
         if not cards.tree_done:  # a fragment (a heading's title): the page and its table of contents are read below
             return text
+        if cards.hosting is not None:
+            return _hosted_content(self.md, cards, text)
+        seal = cards.build.engine.seal
         parsed, proved = cards.parsed, cards.proved
         found = guard.check_page(text, parsed.post, parsed.lines, parsed.first_line, proved.cards, seal,
                                  proved.accounted)
@@ -297,10 +325,43 @@ class _Guard(Postprocessor):
             raise CardsError(FAILURES[-1])
         if found:  # the page itself is refused: its problems instead of it
             return guard.unseal(f'<div class="proof-error"><pre>{escape(report(found))}</pre></div>', seal)
-        published = guard.unseal(text, seal)
-        RENDERED.append(Rendered(parsed.post, cards.page.url,
-                                 tuple(pagetree.card_words(node) for node in pagetree.cards(pagetree.read(published)))))
-        return published
+        return guard.unseal(text, seal)
+
+
+def _hosted_page(md: Markdown, options: dict) -> tuple[str, str, str]:
+    """(src_uri, URL, the folder links are written from) of the page a driving host renders: Zensical's rendering
+    context (its path under the staged docs/, as MkDocs' src_uri; links relative to the Markdown file's folder)."""
+    page = getattr(_context(md, options), "page", None)
+    if page is None or not isinstance(getattr(page, "path", None), str):
+        raise CardsError("codeproof.cards: the host did not say which page it renders",
+                         hint="build the site with `python -m codeproof.adapter.zensical build`")
+    return page.path, str(page.url or ""), posixpath.dirname(page.path) + "/"
+
+
+def _hosted_markdown(md: Markdown, cards: CardsExtension, lines: list[str]) -> list[str]:
+    """A page's Markdown as the driving host's build renders it (SiteBuild.page_markdown): a post proved."""
+    try:
+        src_uri, url, links_from = _hosted_page(md, cards.getConfigs())
+    except CardsError as error:
+        FAILURES.append(error.shown(where="error"))
+        raise
+    hosting = cards.hosting
+    meta = hosting.meta.setdefault(src_uri, dict(hosting.build.front.get(src_uri, {})))
+    with hosting.lock:  # a host may render pages in threads; the build's records are one
+        markdown = hosting.build.page_markdown(src_uri, "\n".join(lines), meta, url, src_uri == "index.md",
+                                               lambda target: relative_url(target, links_from))
+    cards.page, cards.tree_done = PageAtHand(src_uri, url, links_from, 1), False
+    return markdown.split("\n")
+
+
+def _hosted_content(md: Markdown, cards: CardsExtension, html: str) -> str:
+    """A page's HTML as the driving host's build writes it (SiteBuild.page_content): read by the page guard, its
+    citations and names linked; its table of contents read as a route. Problems are the build's to report."""
+    build, page = cards.hosting.build, cards.page
+    with cards.hosting.lock:
+        written = build.page_content(page.post, html, page.url, lambda target: relative_url(target, page.links_from))
+        build.problems += build.toc_problems(page.post, list(_toc_titles(getattr(md, "toc_tokens", []))))
+    return written
 
 
 def _toc_titles(tokens: list[dict]):

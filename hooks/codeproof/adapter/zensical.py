@@ -34,14 +34,14 @@ from pathlib import Path
 
 
 from codeproof import cards
-from codeproof.adapter import search
+from codeproof.adapter import feeds, search, stage
 from codeproof.common.errors import CodeproofError
 from codeproof.common.filesystem import write_atomically
 from codeproof.common.structure import Problem, report
 from codeproof.common.usercache import output_folder_problem
 from codeproof.series.blocks import read_post
 from codeproof.series.config import SeriesConfigError, load_site, read_settings
-from codeproof.site import guard, published
+from codeproof.site import addresses, guard, published
 from codeproof.site.published import Rendered
 
 CACHE = ".cache"  # Zensical's page cache, beside its configuration
@@ -58,17 +58,17 @@ class HostError(Exception):
         self.hint = hint
 
 
-# The plugins whose output the check after the build reads: Zensical's search (search.json). Any other writes
-# routes to readers (feeds, llms.txt, redirects) that nothing here reads: refused until it is checked.
-CHECKED_PLUGINS = ("search",)
+# The plugins whose output the check after the build reads: search (search.json), the tags' pages (HTML), the
+# feeds. Any other writes routes to readers (llms.txt, redirects) that nothing here reads: refused until checked.
+CHECKED_PLUGINS = ("search", "tags", "rss")
 
 
-def site_settings(config_file: Path) -> Path:
-    """The output folder of the site (its `site_dir`), once mkdocs.yml is known to load the cards, with the series'
-    settings in the same file, every other extension there to load, and no plugin whose output goes unchecked.
-    HostError otherwise (Zensical would publish every block as the author wrote it, unverified; or prove against
-    settings that serve does not watch; or stop with a traceback), or when a folder Zensical empties cannot
-    safely be emptied."""
+def site_settings(config_file: Path, staged: bool) -> Path:
+    """The output folder of the site (its `site_dir`), once mkdocs.yml is known to load the cards with the series'
+    settings in the same file (or, `staged`, not to load them elsewhere: the staged configuration adds them), every
+    other extension there to load, and no plugin whose output goes unchecked. HostError otherwise (Zensical would
+    publish every block as the author wrote it, unverified; or prove against settings that serve does not watch;
+    or stop with a traceback), or when a folder Zensical empties cannot safely be emptied."""
     try:
         config = read_settings(config_file)
     except SeriesConfigError as error:
@@ -76,12 +76,13 @@ def site_settings(config_file: Path) -> Path:
     listed = [next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (item, None)
               for item in config.get("markdown_extensions") or []]
     settings = {name: options for name, options in listed if isinstance(name, str)}
-    if "codeproof.cards" not in settings:
-        raise HostError(f"{config_file.name}: markdown_extensions does not load codeproof.cards: Zensical would "
-                        "publish every block unverified", "add `- codeproof.cards: {config_file: "
-                                                          f"{config_file.name}}}` to markdown_extensions")
-    named = Path(str((settings["codeproof.cards"] or {}).get("config_file", "mkdocs.yml")))
-    if (config_file.parent / named).resolve() != config_file.resolve():
+    if "codeproof.cards" not in settings and not staged:
+        raise HostError(f"{config_file.name}: markdown_extensions does not load codeproof.cards: Zensical's server "
+                        "would publish every block unverified", "add `- codeproof.cards: {config_file: "
+                        f"{config_file.name}}}` to markdown_extensions (not for a site the MkDocs hook builds: "
+                        "preview it with `./dev.sh serve`, and build it with `./dev.sh build --host zensical`)")
+    named = Path(str((settings.get("codeproof.cards") or {}).get("config_file", "mkdocs.yml")))
+    if "codeproof.cards" in settings and (config_file.parent / named).resolve() != config_file.resolve():
         raise HostError(f"{config_file.name}: codeproof.cards reads the series' settings from {named}, not from "
                         f"{config_file.name}, which Zensical builds", f"give it `config_file: {config_file.name}`, "
                                                                       "and keep the series' settings there")
@@ -96,7 +97,7 @@ def site_settings(config_file: Path) -> Path:
                         "does not read", f"remove them: with Zensical the site takes {', '.join(CHECKED_PLUGINS)} only")
     root = config_file.parent
     site_dir = root / str(config.get("site_dir") or "site")
-    for folder in (site_dir, root / CACHE, root / PREVIEW):
+    for folder in (site_dir, root / CACHE, root / PREVIEW, root / stage.STAGE, root / stage.CONFIG):
         unsafe = output_folder_problem(folder, root)
         if unsafe:
             raise HostError(*unsafe)
@@ -114,10 +115,11 @@ def _importable(name: str) -> bool:
         return False
 
 
-def output_problems(site_dir: Path, rendered: list[Rendered]) -> list[Problem]:
-    """The check of the output folder every host's build makes (`site.published`), and Zensical's search index:
-    every entry outside its page's cards and code."""
-    problems = published.output_problems(site_dir, rendered)
+def output_problems(site_dir: Path, rendered: list[Rendered], alike: tuple[str, ...] = ()) -> list[Problem]:
+    """The check of the output folder every host's build makes (`site.published`; `alike`, the source pages'
+    URLs), and what Zensical's plugins write: its search index, every entry outside its page's cards and code, and
+    the feeds' items."""
+    problems = published.output_problems(site_dir, rendered, alike)
     index = site_dir / SEARCH_INDEX
     entries = json.loads(index.read_text(encoding="utf-8")).get("items", []) if index.is_file() else []
     posts = {page.url: page.post for page in rendered}
@@ -125,6 +127,10 @@ def output_problems(site_dir: Path, rendered: list[Rendered]) -> list[Problem]:
         problems += [Problem(posts.get(location.split("#", 1)[0], SEARCH_INDEX), 1, f"the search index {what} for "
                              f"the page {location or '/'}, outside any verified card", hint="name it in other words")
                      for _, what in guard.route_problems(run)]
+    for location, item in feeds.feed_items(site_dir):
+        problems += [Problem(posts.get(location, "a feed"), 1, f"a feed {what} for the page {location or '/'}, "
+                             "outside any verified card", hint="name it in other words")
+                     for _, what in guard.route_problems(item)]
     return problems
 
 
@@ -143,30 +149,24 @@ def unreadable_pages(config_file: Path) -> list[Problem]:
 
 
 def build(config_file: Path, strict: bool = False) -> int:
-    """Build the site with Zensical; 0 when every page was proved and the output folder passed, else 1 with the
-    site's folder removed. Its own messages on stderr, never a traceback."""
-    import zensical
-
+    """Build the site with Zensical from its staging folder (`stage`); 0 when every page was proved and the output
+    folder passed, else 1 with the site's folder removed. Its own messages on stderr, never a traceback."""
     try:
-        site_dir = site_settings(config_file)
+        site_dir = site_settings(config_file, staged=True)
     except HostError as error:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2
     os.environ.pop(cards.SHOW_PROBLEMS_ENV, None)  # a build fails on a problem, whoever set the preview's switch
-    cards.RENDERED.clear()
     cards.FAILURES.clear()
     try:
         unreadable = unreadable_pages(config_file)
-        if unreadable:
-            said = report(unreadable)
-        else:
-            zensical.build(str(config_file), {"clean": True, "strict": strict})
-            problems = output_problems(site_dir, list(cards.RENDERED))
-            said = report(problems) if problems else ""
+        said = report(unreadable) if unreadable else _staged_build(config_file, site_dir, strict)
     except CodeproofError as error:  # the series' configuration, before any page
         said = error.shown()
     except Exception as error:  # Zensical wraps what an extension raised in its own error
         said = "\n".join(cards.FAILURES) or f"zensical: {error}"
+    finally:
+        cards.HOSTED.pop(config_file.resolve(), None)
     if said:
         shutil.rmtree(site_dir, ignore_errors=True)
         print(f"{said}\nerror: the site was not built, and {site_dir} was removed: nothing in it was verified",
@@ -175,13 +175,39 @@ def build(config_file: Path, strict: bool = False) -> int:
     return 0
 
 
+def _staged_build(config_file: Path, site_dir: Path, strict: bool) -> str:
+    """The engine's build driven here (stage.stage_build), its pages rendered by Zensical from the staging folder
+    twice: the first rendering tells the source pages which lines the posts quote, and in which sections (the
+    headings' ids are the host's), and gives each post its description; the second builds the site from the
+    staging folder written with them. Then the output folder is read. Every problem, as a report ("" for none)."""
+    import zensical
+
+    site, build = stage.stage_build(config_file, lambda note: print(note, file=sys.stderr))
+    planned = list(build.problems)  # the site's own (a generated page an author's file takes, the matrix's locks)
+    hosting = cards.Hosting(build)
+    cards.HOSTED[config_file.resolve()] = hosting
+    staged = stage.write_config(config_file, build)
+    try:
+        for _ in range(2):
+            stage.write_stage(site, build, hosting.meta)
+            build.render_again(planned)
+            zensical.build(str(staged), {"clean": True, "strict": strict})
+    finally:
+        build.engine.runner.finish()
+    if build.problems:
+        return report(build.problems)
+    alike = tuple(map(addresses.source_page_url, build.site.source_pages.values()))
+    problems = output_problems(site_dir, build.rendered, alike)
+    return report(problems) if problems else ""
+
+
 def serve(config_file: Path, address: str | None) -> int:
     """Zensical's preview server, with each problem shown on its page and every page rendered anew whenever what
     the proofs read changes. Zensical's server runs in a process of its own: it ends on a page whose front matter
     it cannot read (and cannot be started again in the same process), so while a page is so, this process serves
     that problem on every address instead, and starts Zensical's server again once the page is mended."""
     try:
-        site_settings(config_file)
+        site_settings(config_file, staged=False)
     except HostError as error:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2

@@ -1,0 +1,74 @@
+"""Two builds of one site compared page by page, as readers reach them (issue 55): MkDocs' and Zensical's. Each
+page's cards (their words), each link a card or a citation holds (the file and line it reaches), every page the
+build adds (a source page, the package map, a script's page: its words and its lines' anchors), and every file it
+adds beside them (the experiments' archive, the scripts, the package's raw files), byte for byte."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from codeproof.common import pagetree
+
+ADDED = ("source", "experiments", "downloads")  # the folders of what the build adds to a site
+
+
+def page(site: Path, url: str) -> LexborHTMLParser:
+    return LexborHTMLParser((site / url / "index.html").read_text(encoding="utf-8"))
+
+
+def reached(url: str, href: str) -> str:
+    """Where a link on the page at `url` leads, as a path in the site with its fragment: `source/pkg/mod.py/#L9`."""
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc:
+        return href
+    path = posixpath.normpath(posixpath.join(url, unquote(parts.path))) + ("/" if parts.path.endswith("/") else "")
+    return path.lstrip("./") + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def run_said_alike(words: str) -> str:
+    """A card's words with what its stamp says of one run left out: how long it took, and whether it came from the
+    cache (two builds, one after the other: the second takes the first's run)."""
+    return re.sub(r"运行[0-9.]+s", "运行", words).replace("缓存，", "")
+
+
+def shown(site: Path, url: str) -> dict:
+    """What a page shows that both hosts must show alike."""
+    tree = page(site, url)
+    article = tree.css_first("article")
+    held = pagetree.cards(tree)
+    return {
+        "cards": [run_said_alike(pagetree.card_words(card)) for card in held],
+        "card links": [reached(url, a.attributes.get("href") or "") for card in held for a in card.css("a[href]")],
+        "citations": [reached(url, a.attributes.get("href") or "") for a in tree.css("a.series-cite")],
+        "line anchors": [node.attributes.get("id") for node in tree.css(".series-src [id^=L]")],
+        "words": "".join(article.text().split()) if article is not None and not held else None,
+    }
+
+
+def pages(site: Path) -> list[str]:
+    """The URL of every page of a built site (folders with an index.html), but the tags' and the 404 page."""
+    folders = [path.parent.relative_to(site).as_posix() for path in site.rglob("index.html") if "tags" not in path.parts]
+    return sorted("" if folder == "." else folder + "/" for folder in folders)
+
+
+def differences(mkdocs_site: Path, zensical_site: Path, urls: list[str]) -> list[str]:
+    """How the pages at `urls` and the files the build adds differ between the two builds ([] for none)."""
+    found = []
+    for url in urls:
+        if not (zensical_site / url / "index.html").is_file():
+            found.append(f"{url or '/'}: no page under Zensical")
+            continue
+        mkdocs, zensical = shown(mkdocs_site, url), shown(zensical_site, url)
+        found += [f"{url or '/'}: {what} differ: {mkdocs[what]!r} against {zensical[what]!r}"
+                  for what in mkdocs if mkdocs[what] != zensical[what]]
+    for folder in ADDED:
+        for file in sorted(p for p in (mkdocs_site / folder).rglob("*") if p.is_file() and p.name != "index.html"):
+            twin = zensical_site / file.relative_to(mkdocs_site)
+            if not twin.is_file() or twin.read_bytes() != file.read_bytes():
+                found.append(f"{file.relative_to(mkdocs_site)}: {'differs' if twin.is_file() else 'missing'} under Zensical")
+    return found
