@@ -236,7 +236,10 @@ shift || true
 if [ "${1:-}" = --host ] && { [ "$command" = build ] || [ "$command" = serve ]; }; then
   case "${2:-}" in
     mkdocs) shift 2 ;;
-    zensical) shift 2; set -- "$command" "$@"; command=zensical ;;
+    zensical)  # a build is strict, as MkDocs' is here: Zensical's warnings (a link to no page) stop it too
+      shift 2
+      if [ "$command" = build ]; then set -- build --strict "$@"; else set -- serve "$@"; fi
+      command=zensical ;;
     *) refuse "$command --host ${2:-}: no such host" "the hosts are mkdocs (the default) and zensical" ;;
   esac
 fi

@@ -157,6 +157,7 @@ def build(config_file: Path, strict: bool = False) -> int:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2
     os.environ.pop(cards.SHOW_PROBLEMS_ENV, None)  # a build fails on a problem, whoever set the preview's switch
+    os.chdir(config_file.parent)  # where mkdocs.yml names the cards' configuration from
     cards.FAILURES.clear()
     try:
         unreadable = unreadable_pages(config_file)
@@ -194,8 +195,10 @@ def _staged_build(config_file: Path, site_dir: Path, strict: bool) -> str:
             zensical.build(str(staged), {"clean": True, "strict": strict})
     finally:
         build.engine.runner.finish()
-    if build.problems:
-        return report(build.problems)
+    for warning in build.warnings:  # as the MkDocs build's log says them: a strict build stops on them
+        print(f"warning: {warning}", file=sys.stderr)
+    if build.problems or (strict and build.warnings):
+        return report(build.problems + (build.warnings if strict else []))
     alike = tuple(map(addresses.source_page_url, build.site.source_pages.values()))
     problems = output_problems(site_dir, build.rendered, alike)
     return report(problems) if problems else ""
