@@ -1,7 +1,8 @@
 """Two builds of one site compared page by page, as readers reach them (issue 55): MkDocs' and Zensical's. Each
 page's cards (their words), each link a card or a citation holds (the file and line it reaches), every page the
 build adds (a source page, the package map, a script's page: its words and its lines' anchors), and every file it
-adds beside them (the experiments' archive, the scripts, the package's raw files), byte for byte."""
+adds beside them (the experiments' archive, the scripts, the package's raw files), byte for byte; and a post's
+header and the series' navigation, with their links."""
 
 from __future__ import annotations
 
@@ -46,6 +47,9 @@ def shown(site: Path, url: str) -> dict:
         "card links": [reached(url, a.attributes.get("href") or "") for card in held for a in card.css("a[href]")],
         "citations": [reached(url, a.attributes.get("href") or "") for a in tree.css("a.series-cite")],
         "line anchors": [node.attributes.get("id") for node in tree.css(".series-src [id^=L]")],
+        "post header": ["".join(node.text().split()) for node in tree.css(".series-meta, .series-baseline, .series-nav")],
+        "post header links": [reached(url, a.attributes.get("href") or "")
+                              for a in tree.css(".series-meta a, .series-baseline a, .series-nav a")],
         "words": "".join(article.text().split()) if article is not None and not held else None,
     }
 

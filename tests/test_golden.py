@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import jinja2
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.common.templates import TEMPLATES
 from codeproof.site import overview
 from codeproof.site import render
 from codeproof.experiments import resources
@@ -18,7 +18,6 @@ from codeproof.series.config import Baseline, Series
 from codeproof.series.model import series_bar, series_model
 from codeproof.common.structure import Excerpt, FileRef, Problem
 from codeproof.series.model import Entry
-from conftest import ROOT
 from fixture_site import make_site
 
 SEAL = "0" * 32
@@ -83,12 +82,11 @@ def test_the_overview_of_a_series_with_a_matrix(golden):
 
 
 def test_the_series_navigation_of_a_post(golden):
-    """The theme's partial, rendered as MkDocs renders templates: without autoescape."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
+    """The engine's template, which both hosts show around a post."""
     six, thirteen = post(6, 'NumPy "<Primitive>" & VJP', "six"), post(13, "自定义", "thirteen")
     model = series_model([six, thirteen], SERIES.announced)
     for this in (six, thirteen):
-        html = env.get_template("partials/series-nav.html").render(
+        html = TEMPLATES.get_template("series_nav.html").render(
             series={**series_bar(model, this), "link": lambda url: "../../" + url}, nav_label="系列导航")
         golden(f"series-nav-{this.number}.html", html + "\n")
 

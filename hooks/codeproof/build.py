@@ -37,6 +37,7 @@ VERDICT_ORDER = (SAME, WITHIN, DIFFERS, FAILS)  # from best to worst
 GENERATED_TEMPLATE = "series-page.html"  # the theme template of the pages the build adds (the MkDocs adapter's)
 SOURCE_TEMPLATE = "source_page.html"  # the engine's templates of what those pages show
 SCRIPT_TEMPLATES = ("script_head.html", "script_tail.html")
+POST_TEMPLATES = ("post_head.html", "post_tail.html")  # a post's header and series navigation, around its words
 
 
 class SiteBuild:
@@ -271,7 +272,7 @@ class SiteBuild:
 
     def page_context(self, src_uri: str, meta: dict, href) -> dict:
         """What the theme's template of a page shows beyond MkDocs' own: a generated page's HTML (generated_page), or
-        a post's header. The
+        a post's header and navigation (post_page). The
         front matter that the theme writes into HTML and attributes unescaped (MkDocs' template environment does
         not autoescape) is escaped in `meta` here, once; the feed has read it already."""
         for key in ("title", "description"):
@@ -282,11 +283,20 @@ class SiteBuild:
         generated_page = self.generated_page(src_uri, href)
         if generated_page is not None:
             return {"generated": generated_page}
+        post_page = self.post_page(src_uri, href)
+        return {"series": post_page} if post_page is not None else {}
+
+    def post_page(self, src_uri: str, href) -> tuple[Markup, Markup] | None:
+        """What a post shows above and below its words (its header and the series' navigation), as (HTML above,
+        HTML below), from the engine's values: the same under every host (MkDocs' theme places it around the
+        page's content; Zensical's adapter adds it to the content). None for a page that is no series post (or
+        one whose front matter is a problem already reported)."""
         entry = self.series.post_at(src_uri)
-        if entry is None:  # not a series post (or one whose front matter is a problem already reported)
-            return {}
-        return {"series": generated.post_header(self.series, entry, self.engine.series.baseline, self.category_index,
-                                                href)}
+        if entry is None:
+            return None
+        values = {"series": {**generated.post_header(self.series, entry, self.engine.series.baseline,
+                                                     self.category_index, href), "date": entry.date}}
+        return tuple(Markup(TEMPLATES.get_template(name).render(**values)) for name in POST_TEMPLATES)
 
     def generated_page(self, src_uri: str, href) -> tuple[Markup, Markup] | None:
         """What a page the build adds shows around its Markdown (a script's code; nothing, for the others), as

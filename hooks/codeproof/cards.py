@@ -356,12 +356,15 @@ def _hosted_markdown(md: Markdown, cards: CardsExtension, lines: list[str]) -> l
 
 def _hosted_content(md: Markdown, cards: CardsExtension, html: str) -> str:
     """A page's HTML as the driving host's build writes it (SiteBuild.page_content): read by the page guard, its
-    citations and names linked; its table of contents read as a route. Problems are the build's to report."""
+    citations and names linked; its table of contents read as a route; a post's header and navigation around it.
+    Problems are the build's to report."""
     build, page = cards.hosting.build, cards.page
+    href = functools.partial(relative_url, page_url=page.links_from)
     with cards.hosting.lock:
-        written = build.page_content(page.post, html, page.url, lambda target: relative_url(target, page.links_from))
+        written = build.page_content(page.post, html, page.url, href)
         build.problems += build.toc_problems(page.post, list(_toc_titles(getattr(md, "toc_tokens", []))))
-    return written
+        around = build.post_page(page.post, href)  # the header and navigation, which MkDocs' theme places
+    return f"{around[0]}{written}{around[1]}" if around is not None else written
 
 
 def _toc_titles(tokens: list[dict]):
