@@ -162,13 +162,30 @@ def warm_cache(built) -> Path:
 @pytest.fixture
 def site(tmp_path: Path, warm_cache: Path) -> Path:
     """A copy of the real site (posts, experiments, config, locks, warm source cache) to change freely."""
-    copy = tmp_path / "site-src"
+    return copy_real_site(tmp_path / "site-src", warm_cache)
+
+
+def copy_real_site(copy: Path, warm_cache: Path) -> Path:
     for name in ("docs", "experiments", "hooks", "matrix", "overrides", "search"):
         shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "requirements.txt", "sources.lock.json"):
         shutil.copy2(ROOT / name, copy / name)
     copy_warm_cache(warm_cache, copy)
     return copy
+
+
+@pytest.fixture(scope="session")
+def built_zensical(tmp_path_factory, warm_cache: Path) -> Path:
+    """The real site built once by Zensical for the whole run (its adapter, strict, from the staging folder), in a
+    copy of the repository's site, its hook and all."""
+    def build(folder: Path) -> None:
+        copy = copy_real_site(folder / "src", warm_cache)
+        done = subprocess.run([sys.executable, "-m", "codeproof.adapter.zensical", "build", "--strict"], cwd=copy,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        shutil.move(copy / "site", folder / "site")
+
+    return once_per_run(tmp_path_factory, "built-zensical", build) / "site"
 
 
 def copy_warm_cache(warm_cache: Path, root: Path) -> None:

@@ -155,3 +155,29 @@ def shown_faces(page) -> list[str]:
     text = shown(page.evaluate("document.body.innerText"))
     style.evaluate("element => element.remove()")
     return [face for face in FACES if face.upper() in text]
+
+
+def accessibility_sweep(browser, base_url: str, paths: list[str]) -> tuple[dict, dict, dict]:
+    """Each page at `paths` read as the axe tests read a site: at 1280 px in the light colour scheme and the dark
+    one, switched as a reader's system switches it, then at 375 px (the window narrowed, as a reader turns a tablet
+    or narrows a window: the layout is CSS's, made anew) in both again; one load a page for all four, one tab going
+    from page to page, as a reader's does (a new tab for each page took twice the CPU to load it). Returns axe's
+    serious and critical violations by (width, scheme, path); by path, each code block or table that hides more
+    than a tenth of its width on the phone's width, and the card faces the page shows outside its cards."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page = context.new_page()
+    found, hidden, faces = {}, {}, {}
+    for path in paths:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.goto(base_url + path, wait_until="load")
+        faces[path] = shown_faces(page)
+        for width, schemes in ((1280, ("light", "dark")), (375, ("dark", "light"))):
+            if width != page.viewport_size["width"]:
+                page.set_viewport_size({"width": width, "height": 900})
+                hidden[path] = [(text, round(share, 2)) for text, share in page.evaluate(HIDDEN) if share > 0.10]
+            for scheme in schemes:
+                switch_scheme(page, scheme)
+                found[width, scheme, path] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page)
+                                              if v["impact"] in SERIOUS]
+    context.close()
+    return found, hidden, faces

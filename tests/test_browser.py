@@ -20,8 +20,8 @@ from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
 from search_expectations import first_queries, listing_queries, search_results, title_words
-from site_server import (AXE, HIDDEN, SERIOUS, axe_violations, inject_axe, pages, serve, show_every_code_block,
-                         shown_faces, site_prefix, switch_scheme)
+from site_server import (AXE, SERIOUS, accessibility_sweep, axe_violations, inject_axe, pages, serve, show_every_code_block,
+                         site_prefix, switch_scheme)
 
 pytestmark = pytest.mark.browser
 
@@ -281,32 +281,14 @@ def axe_part(built: Path, part: int) -> list[str]:
 @pytest.mark.parametrize("part", range(AXE_PARTS))
 def test_no_page_has_a_serious_or_critical_accessibility_violation_nor_on_a_phone_hides_code_sideways(
         browser, built, base_url, part):
-    """axe-core (pinned in package.json) on every page of the site (a part of them in each test): at 1280 px in the
-    light colour scheme and the dark one, switched as a reader's system switches it, then at 375 px (the window
-    narrowed, as a reader turns a tablet or narrows a window: the layout is CSS's, made anew) in both again; one
-    load a page for all four. On the phone's width, no code block or table hides more than a tenth of its width
-    (they scroll sideways: a reader would miss the end of a line). And what the page shows a reader outside its
-    verified cards (Chromium's innerText, inline code and Markdown examples hidden, as names) holds no card's face
-    and no block marker: the table of contents, the nav and every title included. One tab goes from page to page,
-    as a reader's does (a new tab for each page took twice the CPU to load it)."""
+    """axe-core (pinned in package.json) on every page of the site (a part of them in each test), at both widths in
+    both schemes (site_server.accessibility_sweep). On the phone's width, no code block or table hides more than a
+    tenth of its width (they scroll sideways: a reader would miss the end of a line). And what the page shows a
+    reader outside its verified cards (Chromium's innerText, inline code and Markdown examples hidden, as names)
+    holds no card's face and no block marker: the table of contents, the nav and every title included."""
     assert AXE.is_file(), f"{AXE} is missing: run ./dev.sh test, which installs axe-core there"
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
-    page = context.new_page()
-    found, hidden, faces = {}, {}, {}
     assert len(pages(built)) >= AXE_PARTS
-    for path in axe_part(built, part):
-        page.set_viewport_size({"width": 1280, "height": 900})
-        page.goto(base_url + path, wait_until="load")
-        faces[path] = shown_faces(page)
-        for width, schemes in ((1280, ("light", "dark")), (375, ("dark", "light"))):
-            if width != page.viewport_size["width"]:
-                page.set_viewport_size({"width": width, "height": 900})
-                hidden[path] = [(text, round(share, 2)) for text, share in page.evaluate(HIDDEN) if share > 0.10]
-            for scheme in schemes:
-                switch_scheme(page, scheme)
-                found[width, scheme, path] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page)
-                                              if v["impact"] in SERIOUS]
-    context.close()
+    found, hidden, faces = accessibility_sweep(browser, base_url, axe_part(built, part))
     assert len(found) == 4 * len(hidden) == 4 * len(faces) > 0
     assert {path: shown for path, shown in faces.items() if shown} == {}
     assert {key: v for key, v in found.items() if v} == {}
