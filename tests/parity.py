@@ -6,6 +6,7 @@ header and the series' navigation, with their links."""
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from pathlib import Path
@@ -16,6 +17,13 @@ from selectolax.lexbor import LexborHTMLParser
 from codeproof.common import pagetree
 
 ADDED = ("source", "experiments", "downloads")  # the folders of what the build adds to a site
+RECORDS = "downloads/runs.json"  # the runs' records: each build's own runs, compared by the stamps each lists
+
+
+def stamps_recorded(site: Path) -> dict:
+    """Each script's records, as the stamps each lists (the runs themselves differ from build to build)."""
+    scripts = json.loads((site / RECORDS).read_text(encoding="utf-8"))["scripts"]
+    return {script: [run["stamps"] for run in runs] for script, runs in scripts.items()}
 
 
 def page(site: Path, url: str) -> LexborHTMLParser:
@@ -33,7 +41,8 @@ def reached(url: str, href: str) -> str:
 
 def run_said_alike(words: str) -> str:
     """A card's words with what its stamp says of one run left out: how long it took, and whether it came from the
-    cache (two builds, one after the other: the second takes the first's run)."""
+    cache (two builds, one after the other: the second takes the first's run). So its stamp's link leads to a record
+    of another anchor (a record names its run), which is compared without it; and the script pages' words are."""
     return re.sub(r"运行[0-9.]+s", "运行", words).replace("缓存，", "")
 
 
@@ -44,14 +53,23 @@ def shown(site: Path, url: str) -> dict:
     held = pagetree.cards(tree)
     return {
         "cards": [run_said_alike(pagetree.card_words(card)) for card in held],
-        "card links": [reached(url, a.attributes.get("href") or "") for card in held for a in card.css("a[href]")],
+        "card links": [re.sub(r"#run-[0-9a-f]{12}$", "#run-", reached(url, a.attributes.get("href") or ""))
+                       for card in held for a in card.css("a[href]")],
         "citations": [reached(url, a.attributes.get("href") or "") for a in tree.css("a.series-cite")],
         "line anchors": [node.attributes.get("id") for node in tree.css(".series-src [id^=L]")],
         "post header": ["".join(node.text().split()) for node in tree.css(".series-meta, .series-baseline, .series-nav")],
         "post header links": [reached(url, a.attributes.get("href") or "")
                               for a in tree.css(".series-meta a, .series-baseline a, .series-nav a")],
-        "words": "".join(article.text().split()) if article is not None and not held else None,
+        "stamps of a record": ["".join(item.text().split()) for item in tree.css(".series-run__stamps li")],
+        "words": words_but_records(article) if article is not None and not held else None,
     }
+
+
+def words_but_records(article) -> str:
+    """An article's words without the runs' records (each build's own run, or the cache's: its time and anchor)."""
+    for record in article.css(".series-run"):
+        record.decompose()
+    return "".join(article.text().split())
 
 
 def pages(site: Path) -> list[str]:
@@ -70,8 +88,12 @@ def differences(mkdocs_site: Path, zensical_site: Path, urls: list[str]) -> list
         mkdocs, zensical = shown(mkdocs_site, url), shown(zensical_site, url)
         found += [f"{url or '/'}: {what} differ: {mkdocs[what]!r} against {zensical[what]!r}"
                   for what in mkdocs if mkdocs[what] != zensical[what]]
+    stamps = [stamps_recorded(site) for site in (mkdocs_site, zensical_site)]
+    if stamps[0] != stamps[1]:
+        found.append(f"{RECORDS}: the stamps its records list differ: {stamps[0]!r} against {stamps[1]!r}")
     for folder in ADDED:
-        for file in sorted(p for p in (mkdocs_site / folder).rglob("*") if p.is_file() and p.name != "index.html"):
+        for file in sorted(p for p in (mkdocs_site / folder).rglob("*") if p.is_file() and p.name != "index.html"
+                           and p != mkdocs_site / RECORDS):
             twin = zensical_site / file.relative_to(mkdocs_site)
             if not twin.is_file() or twin.read_bytes() != file.read_bytes():
                 found.append(f"{file.relative_to(mkdocs_site)}: {'differs' if twin.is_file() else 'missing'} under Zensical")

@@ -386,6 +386,33 @@ def test_a_script_page_links_the_posts_that_use_it_and_shows_its_verified_output
             assert shown.inner_text().strip() in [text.strip() for text in outputs]
 
 
+def test_a_reader_follows_a_stamp_by_keyboard_on_a_phone_to_the_record_of_its_run(visit, base_url, built):
+    """Issue 56: the stamp under an output is a link, reached with Tab and followed with Enter; the record of the
+    run opens on the script's page, in view, named by the link's fragment, and lists the post that links to it."""
+    post = sorted(p.parent.name for p in (built / "posts").glob("*/index.html"))[0]
+    page = visit(base_url + f"posts/{post}/", viewport={"width": 375, "height": 812}).page
+    # Into the first card with a stamp, as a reader tabs into it, then on with Tab to its stamp.
+    page.evaluate("""() => { const card = document.querySelector('.proof-card__stamp a').closest('.proof-card');
+                             card.tabIndex = -1; card.focus(); }""")
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement?.closest('.proof-card__stamp') !== null"):
+            break
+    else:
+        raise AssertionError("Tab never reached the card's stamp")
+    href = page.evaluate("() => document.activeElement.getAttribute('href')")
+    assert "#run-" in href
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/experiments/[^/]+/#run-[0-9a-f]{12}$"))
+    record = page.locator(f"section.series-run#{page.url.split('#')[1]}")
+    assert record.count() == 1 and record.is_visible()
+    box, height = record.bounding_box(), page.viewport_size["height"]
+    assert box["y"] < height and box["y"] + box["height"] > 0  # in view
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375  # nothing sideways on the phone
+    assert any(f"posts/{post}/" in href for href in record.locator(".series-run__stamps a").evaluate_all(
+        "links => links.map(a => a.href)"))
+
+
 def test_a_reader_may_switch_wrapping_off_and_the_choice_is_kept(visit, base_url, built):
     post = sorted(p.parent.name for p in (built / "posts").glob("*/index.html"))[0]
     page = visit(base_url + f"posts/{post}/", viewport={"width": 375, "height": 812}).page

@@ -31,7 +31,8 @@ def test_the_build_adds_the_scripts_the_archive_and_the_source_pages_and_keeps_g
     build.engine.runner.finish()
     added = {file.src_uri: file.in_nav for file in build.site.files}
     assert added == {SCRIPT: True, "experiments/show.md": False, "downloads/experiments.zip": True,
-                     "source/raw/pkg/mod.py": True, "source/pkg/mod.py.md": False, "source/index.md": False}
+                     "downloads/runs.json": True, "source/raw/pkg/mod.py": True, "source/pkg/mod.py.md": False,
+                     "source/index.md": False}
     assert build.site.page_title("experiments/show.md") == "show.py"
     assert build.problems == []
 

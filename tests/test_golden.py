@@ -47,7 +47,8 @@ def test_an_experiment_card(golden):
 
 def test_an_output_console(golden):
     golden("output-console.md", render.output_console("experiments/show.py", "node <3> & ```\nparents []",
-                                                      "✓ 输出已验证 · Python 3.11.7 · 运行 0.01 s", SEAL))
+                                                      "✓ 输出已验证 · Python 3.11.7 · 运行 0.01 s",
+                                                      "../../experiments/show/#run-0123456789ab", SEAL))
 
 
 def test_a_problem_box(golden):
@@ -67,7 +68,7 @@ def test_the_overview_tables_and_texts(golden):
     golden("overview.md", "\n\n".join([
         overview.markdown_of("baseline.md", baseline=SERIES.baseline), overview.markdown_of("posts.md", model=model),
         overview.markdown_of("environment.md", pins=[["autograd", "1.9.1"], ["numpy", "2.2.6"]], matrix=None),
-        overview.markdown_of("archive.md", archive=archive, url="downloads/x.zip"),
+        overview.markdown_of("archive.md", archive=archive, url="downloads/x.zip", records="downloads/runs.json"),
     ]) + "\n")
 
 
@@ -102,7 +103,9 @@ def fixture_build(tmp_path_factory) -> Path:
 
 
 def steady(html: str) -> str:
-    """What differs from run to run (the fixture repository's commits, versions, times, dates) as a name."""
+    """What differs from run to run (the fixture repository's commits, versions, times, dates, and so the runs'
+    records' anchors) as a name."""
+    html = re.sub(r"#run-[0-9a-f]{12}", "#run-<record>", html)
     html = re.sub(r"[0-9a-f]{40}", "<commit>", html)
     html = re.sub(r"@[0-9a-f]{7}", "@<short>", html)
     html = re.sub(r"(Python|numpy|autograd) [0-9.]+", r"\1 <version>", html)
@@ -121,6 +124,17 @@ def element(html: str, selector: str) -> str:
 def test_a_published_card(fixture_build, golden, kind, selector):
     html = (fixture_build / "posts" / "p" / "index.html").read_text(encoding="utf-8")
     golden(f"published-{kind}-card.html", steady(element(html, selector)) + "\n")
+
+
+def test_a_published_record_of_a_run(fixture_build, golden):
+    """The record a stamp links to, on the script's page (issue 56)."""
+    html = (fixture_build / "experiments" / "show" / "index.html").read_text(encoding="utf-8")
+    record = element(html, "section.series-run")
+    record = re.sub(r"run-[0-9a-f]{12}", "run-<record>", record)
+    record = re.sub(r"<code>[0-9a-f]{12}</code>", "<code><record></code>", record)
+    record = re.sub(r"运行于 [0-9-]+（UTC），用时 [0-9.]+ s", "运行于 <date>（UTC），用时 <seconds> s", record)
+    record = re.sub(r"平台 [^<]+</li>", "平台 <platform></li>", record)
+    golden("published-run-record.html", steady(record) + "\n")
 
 
 def test_a_published_script_page_header(fixture_build, golden):

@@ -61,6 +61,10 @@ class _Page:
         return "stamp"
 
     @staticmethod
+    def record(run):
+        return "../experiments/x/#run-0123456789ab"
+
+    @staticmethod
     def figure(checked):
         return DRAWING
 
@@ -115,7 +119,8 @@ def test_a_kinds_card_is_sealed_and_the_guard_accepts_it_while_its_marker_outsid
 
 @pytest.mark.parametrize("kind", [kind for kind in BlockKind if kind.draws], ids=lambda kind: kind.member)
 def test_a_drawing_that_cannot_be_shown_is_blamed_on_its_blocks_header_even_with_blanks_after_it(kind):
-    card = render.figure_card("experiments/x.py", "x/", '<svg><foreignObject>x</foreignObject></svg>', "stamp", SEAL)
+    card = render.figure_card("experiments/x.py", "x/", '<svg><foreignObject>x</foreignObject></svg>', "stamp",
+                              "x/#run-0123456789ab", SEAL)
     html = markdown.markdown(card, extensions=EXTENSIONS)
     found = check_page(html, POST, ["Intro.", "", f"{kind.header} \t", "File: x"], 5, 1, SEAL, {7})
     assert found and {problem.line for problem in found} == {7}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.series.blocks import parse_post, parse_tolerance
-from codeproof.experiments.compare import OutOfTolerance, Reconciled, output_diff, outputs_match, reconcile
+from codeproof.experiments.compare import NumberApart, Reconciled, output_diff, outputs_match, reconcile
 from codeproof.common.structure import Tolerance, number_text
 from fixture_site import SCRIPT, SCRIPT_TEXT, make_site, report
 
@@ -83,7 +83,7 @@ def test_a_malformed_tolerance_fails_at_its_line_with_both_forms_in_the_hint(val
 def test_a_number_within_tolerance_takes_the_recorded_text():
     reconciled = reconcile("x = 2.5322186\ny = 3.5", "x = 2.53221860000001\ny = 4.5", REL)
     assert reconciled.lines == ["x = 2.5322186", "y = 4.5"]
-    assert reconciled.out == [OutOfTolerance(1, "3.5", "4.5")]
+    assert reconciled.out == [NumberApart(1, "3.5", "4.5")]
 
 
 @pytest.mark.parametrize("recorded, printed", [
@@ -113,7 +113,7 @@ def test_an_absolute_tolerance_accepts_values_near_zero():
 def test_the_numbers_of_a_line_are_kept_or_replaced_one_by_one():
     reconciled = reconcile("a=1.0 b=2.0 c=3.0", "a=1.00000000001 b=2.5 c=2.99999999999", REL)
     assert reconciled.lines == ["a=1.0 b=2.5 c=3.0"]
-    assert reconciled.out == [OutOfTolerance(0, "2.0", "2.5")]
+    assert reconciled.out == [NumberApart(0, "2.0", "2.5")]
 
 
 def test_a_line_printed_more_leaves_the_other_lines_paired_with_their_own():
@@ -176,7 +176,7 @@ def test_numbers_past_a_doubles_range_are_compared_as_written(a, b, nudge, toler
 
 
 def test_a_difference_past_a_doubles_range_is_named_as_written():
-    number = OutOfTolerance(0, "1e400", "2e400")
+    number = NumberApart(0, "1e400", "2e400")
     assert (number_text(number.relative, 2), number_text(number.absolute, 2)) == ("0.5", "1e400")
     assert not outputs_match("x = 1e-400", "x = 2e-400", REL)
     assert outputs_match("x = 1e-400", "x = 2e-400", Tolerance(rel=1e-7, abs=1e-300))

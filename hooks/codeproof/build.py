@@ -7,6 +7,7 @@ reach here: a test drives a build without MkDocs."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from urllib.parse import quote
 
 from html import escape
@@ -28,7 +29,7 @@ from codeproof.series import frontmatter
 from codeproof.series.blocks import parse_post, read_post
 from codeproof.series.model import SeriesModel, posts_using, read_series
 from codeproof.series.prose import first_paragraph
-from codeproof.site import citations, generated, guard, overview, published, render, sourcepages
+from codeproof.site import citations, generated, guard, overview, published, records, render, sourcepages
 from codeproof.site.xref import PROGRESS_EVERY
 
 # A matrix verdict as a script page shows it.
@@ -59,6 +60,7 @@ class SiteBuild:
         self.parsed = {}  # src_uri -> ParsedPost, parsed once
         self.site = generated.GeneratedSite()  # the pages and files the build adds
         self.outputs: dict[str, str] = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
+        self.runs: dict[str, records.ScriptRuns] = {}  # script -> the records its blocks' stamps link to
         self.quoted = []  # QuotedRange of every verified REAL SOURCE card at the baseline, with its post's section
         self.rendered: list[published.Rendered] = []  # each post's page as written: what its published page must show
         self.category_index: str | None = None  # the overview's URL, when it lists the categories
@@ -106,14 +108,18 @@ class SiteBuild:
     def prove_posts(self, relative: Callable[[str, str], str]) -> None:
         """The proving phase, once the pages are planned and before any renders: every readable page of the
         author's proved (waiting for the runs its blocks need; `relative(url, page_url)` is a site URL as a link
-        from a page). Each page's problems are reported as it renders (page_markdown), from the proof it renders."""
+        from a page). Each page's problems are reported as it renders (page_markdown), from the proof it renders.
+        Then the runs' records are written (records.RECORDS_URL), from the proofs."""
         if self.matrix is not None and self.engine.series.matrix.environments:
             self.run_matrix()
         for src_uri, parsed in self.parsed.items():
             if parsed.unreadable or self.site.page_title(src_uri) is not None:
                 continue
             page_url = self.urls[src_uri]
-            self.proved[src_uri] = (parsed, self._prove(parsed, lambda url, page_url=page_url: relative(url, page_url)))
+            self.proved[src_uri] = (parsed, self._prove(src_uri, parsed,
+                                                        lambda url, page_url=page_url: relative(url, page_url)))
+        self.site.files = [replace(file, content=records.records_json(self.runs))
+                           if file.src_uri == records.RECORDS_URL else file for file in self.site.files]
 
     def run_matrix(self) -> None:
         """Every [OUTPUT] and [FIGURE] again in each environment of the matrix, before the posts are proved, so
@@ -133,10 +139,14 @@ class SiteBuild:
                      + report(differences))
         self.elsewhere = held(self.verdicts)
 
-    def _prove(self, parsed, href):
+    def _prove(self, src_uri: str, parsed, href):
         proved = self.engine.prove_page(parsed, href, self.site.sources.files if self.site.sources is not None else {},
                                         self.checked, self.elsewhere)
         self.outputs.update(proved.outputs)
+        entry = self.series.post_at(src_uri)
+        for record, kind, line, within in proved.stamped:
+            self.runs.setdefault(record.script, records.ScriptRuns()).add(record, records.Stamped(
+                kind, parsed.post, self.urls[src_uri], entry.label if entry else parsed.post, line, within))
         return proved
 
     def page_markdown(self, src_uri: str, markdown: str, meta: dict, page_url: str, homepage: bool, href) -> str:
@@ -160,7 +170,7 @@ class SiteBuild:
             parsed = parse_post(parsed.post, markdown, parsed.first_line)  # file's lines (the front matter's kept)
             self.proved.pop(src_uri, None)
         if src_uri not in self.proved:  # its text changed, or the host skipped the proving phase
-            self.proved[src_uri] = (parsed, self._prove(parsed, href))
+            self.proved[src_uri] = (parsed, self._prove(src_uri, parsed, href))
         parsed, proved = self.proved[src_uri]
         self.problems += proved.problems
         self.warnings += proved.warnings
@@ -315,9 +325,12 @@ class SiteBuild:
             return Markup(TEMPLATES.get_template(SOURCE_TEMPLATE).render(**values)), Markup()
         if src_uri in site.script_pages:
             script = site.script_pages[src_uri]
+            runs = self.runs.get(script["path"], records.ScriptRuns())
             values = {"script": {**script, "download": href(script["path"]), "output": self.outputs.get(script["path"]),
                                  "posts": [(label, href(url)) for label, url in script["posts"]],
-                                 "matrix": self._matrix_table(script["path"])}}
+                                 "matrix": self._matrix_table(script["path"]),
+                                 "runs": [(record, [(stamped, href(stamped.url)) for stamped in runs.stamped[anchor]])
+                                          for anchor, record in runs.records.items()]}}
             return tuple(Markup(TEMPLATES.get_template(name).render(**values)) for name in SCRIPT_TEMPLATES)
         return None
 

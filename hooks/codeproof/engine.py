@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
-from codeproof.site import addresses, graphs, render
+from codeproof.site import addresses, graphs, records, render
 from codeproof.common.markers import STAMP_WORDS, UNSHOWN_RE, first_unshown, marker_kind, passes_for_a_card
 from codeproof.experiments.compare import Reconciled, normalize, output_diff, reconcile
 from codeproof.series.config import Series, in_ci
@@ -45,6 +45,9 @@ class ProvedPage:
     outputs: dict[str, str] = field(default_factory=dict)  # script -> what it printed, where an [OUTPUT] verified it
     quoted: list[tuple[FileRef, Excerpt]] = field(default_factory=list)  # each verified REAL SOURCE card, in order
     tried: list[tuple[str, Excerpt]] = field(default_factory=list)  # each verified EXPERIMENT card (script), in order
+    # Each verified [OUTPUT] and [FIGURE], in order: the record of its run (which its stamp links to), its kind's
+    # name, its line, and the numbers its run printed otherwise than it records, within its tolerance.
+    stamped: list[tuple[records.RunRecord, str, int, tuple]] = field(default_factory=list)
 
 
 class Engine:
@@ -169,6 +172,9 @@ class Engine:
             proved.accounted.add(checked.block.line)
             if checked.problem is None:
                 checked.block.kind.add_to(proved, checked, self)
+                if checked.block.kind.runs:
+                    proved.stamped.append((records.run_record(checked.run), checked.block.kind.name,
+                                           checked.block.line, records.numbers_within(checked.block, checked.run)))
             replacements.append((checked.block.start, checked.block.end, shown))
         for start, end, text in sorted(replacements, reverse=True):
             lines[start:end] = [text]
@@ -455,6 +461,10 @@ class _Page:
 
     def stamp(self, block: Block, run: RunResult) -> str:
         return stamp(run, block.tolerance, self.elsewhere.get((block.post, block.line), ()))
+
+    def record(self, run: RunResult) -> str:
+        """Where the record of the run is: its section of the script's page."""
+        return self.link(addresses.script_page_url(run.script)) + "#" + records.run_record(run).anchor
 
     def figure(self, checked: Checked) -> str:
         return self.engine.drawing(checked, self.link, self.sources)

@@ -141,12 +141,12 @@ class SeriesHooks:
         # serve's first build leaves the package's source pages (most of its pages, none of them the author's) to a
         # rebuild on_serve asks for at once: the author's pages are served first, as soon as plain MkDocs would.
         self.source_pages_deferred = self.livereload and not self.serving and bool(build.site.source_pages)
+        build.prove_posts(relative_link)  # before the files are listed: the runs' records are written from the proofs
         for file in build.site.files:
             if self.source_pages_deferred and file.src_uri in build.site.source_pages:
                 continue
             inclusion = InclusionLevel.UNDEFINED if file.in_nav else InclusionLevel.NOT_IN_NAV
             files.append(File.generated(config, file.src_uri, content=file.content, inclusion=inclusion))
-        build.prove_posts(relative_link)
         if self.dirty:  # MkDocs rebuilds only pages whose Markdown is newer than what it wrote: a post whose script,
             # lock or configuration changed would keep its old stamp. The pages a proof reaches are always rebuilt.
             for src_uri in [entry.src_uri for entry in build.series.posts] + ["index.md"]:

@@ -33,8 +33,8 @@ def normalize(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class OutOfTolerance:
-    """A printed number farther from the recorded one than the tolerance allows."""
+class NumberApart:
+    """A number the run printed otherwise than the post records it (within the tolerance or past it)."""
 
     line: int  # 0-based line of the recorded output
     recorded: str  # the numbers as written
@@ -55,7 +55,8 @@ class OutOfTolerance:
 @dataclass
 class Reconciled:
     lines: list[str]  # the printed lines, numbers within tolerance written as recorded
-    out: list[OutOfTolerance] = field(default_factory=list)
+    out: list[NumberApart] = field(default_factory=list)
+    within: list[NumberApart] = field(default_factory=list)  # printed otherwise, within tolerance (as recorded)
 
 
 def reconcile(recorded: str, actual: str, tolerance: Tolerance | None) -> Reconciled:
@@ -76,7 +77,7 @@ def reconcile(recorded: str, actual: str, tolerance: Tolerance | None) -> Reconc
         for offset in range(g2 - g1):
             line = got[g1 + offset]
             if tag == "equal":
-                line = _reconcile_line(w1 + offset, want[w1 + offset], line, tolerance, reconciled.out)
+                line = _reconcile_line(w1 + offset, want[w1 + offset], line, tolerance, reconciled)
             reconciled.lines.append(line)
     return reconciled
 
@@ -89,14 +90,17 @@ def _text_of(line: str) -> tuple[str, ...]:
     return tuple(NUMBER_RE.split(line)[0::2])
 
 
-def _reconcile_line(index: int, want: str, got: str, tolerance: Tolerance, out: list[OutOfTolerance]) -> str:
+def _reconcile_line(index: int, want: str, got: str, tolerance: Tolerance, reconciled: Reconciled) -> str:
     """`got` with each number within tolerance of its recorded one written as recorded (the texts are equal)."""
     parts, recorded = NUMBER_RE.split(got), NUMBER_RE.split(want)
     for k in range(1, len(parts), 2):
+        if recorded[k] == parts[k]:
+            continue
         if within(recorded[k], parts[k], tolerance):
+            reconciled.within.append(NumberApart(index, recorded[k], parts[k]))
             parts[k] = recorded[k]
         else:
-            out.append(OutOfTolerance(index, recorded[k], parts[k]))
+            reconciled.out.append(NumberApart(index, recorded[k], parts[k]))
     return "".join(parts)
 
 

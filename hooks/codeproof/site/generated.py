@@ -13,7 +13,7 @@ from codeproof.experiments.matrix import MatrixError, matrix_problem, read_lock
 from codeproof.experiments.resources import Archive, Resource
 from codeproof.quotes.lock import SourceError
 from codeproof.series.model import Entry, SeriesModel, category_anchors, posts_using, series_bar
-from codeproof.site import addresses, sourcepages
+from codeproof.site import addresses, records, sourcepages
 from codeproof.site.sourcepages import QuotedRange
 
 SOURCE_MAP_TITLE = "源码地图"
@@ -84,6 +84,7 @@ def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], pu
         site.files.append(Generated(src, addresses.script_page(resource.data.decode("utf-8")), in_nav=False))
     site.archive = resources.build_archive(engine.series.root, engine.series.name, published)
     site.files.append(Generated(resources.ARCHIVE_URL, site.archive.data))
+    site.files.append(Generated(records.RECORDS_URL, b""))  # the runs' records: written once the posts are proved
     for environment in engine.series.matrix.environments:  # each lock beside the archive, for readers to install
         url = addresses.matrix_lock_url(environment.lock.name)
         try:  # the bytes read and checked are those published: pins with their hashes, as mkdocs.yml records them

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from codeproof.experiments import resources
 
-from codeproof.site import addresses
+from codeproof.site import addresses, records
 from codeproof.series.config import MAX_NUMBER, Series
 from codeproof.common.templates import TEMPLATES
 from codeproof.series.model import category_anchors
@@ -43,7 +43,8 @@ def fill(markdown: str, series: Series, model: SeriesModel, archive: resources.A
     filled = {
         "<!-- series-baseline -->": markdown_of("baseline.md", baseline=series.baseline),
         "<!-- experiment-environment -->": markdown_of("environment.md", pins=pins, matrix=matrix),
-        "<!-- experiment-archive -->": markdown_of("archive.md", archive=archive, url=resources.ARCHIVE_URL),
+        "<!-- experiment-archive -->": markdown_of("archive.md", archive=archive, url=resources.ARCHIVE_URL,
+                                                   records=records.RECORDS_URL),
         "<!-- series-posts -->": markdown_of("posts.md", model=model),
         "<!-- series-experiments -->": markdown_of("experiments.md", page=addresses.script_page_src, matrix=matrix,
                                                    experiments=sorted(experiments.items(), key=lambda item: (

@@ -86,16 +86,18 @@ def experiment_card(path: str, page_url: str, purpose: str, excerpt: Excerpt, se
     )
 
 
-def output_console(path: str, output: str, stamp: str, seal: str) -> str:
-    return sealed("output_console.html", seal, BlockKind.OUTPUT, path=path, stamp=stamp,
+def output_console(path: str, output: str, stamp: str, record: str, seal: str) -> str:
+    """`record`: where the run's record is, which the stamp links to."""
+    return sealed("output_console.html", seal, BlockKind.OUTPUT, path=path, stamp=stamp, record=record,
                    fence=fence(output, BlockKind.OUTPUT.lang))
 
 
-def figure_card(path: str, page_url: str, svg: str, stamp: str, seal: str, traced: str | None = None) -> str:
+def figure_card(path: str, page_url: str, svg: str, stamp: str, record: str, seal: str,
+                traced: str | None = None) -> str:
     """`svg` is a figure the engine drew or cleaned (experiments.figures, site.graphs): inline, on one line.
-    `traced`: the call whose graph it is."""
+    `record`: where the run's record is, which the stamp links to; `traced`: the call whose graph it is."""
     return sealed("figure_card.html", seal, BlockKind.FIGURE, path=path, page_url=page_url,
-                   svg=Markup(svg), stamp=stamp, traced=traced)
+                   svg=Markup(svg), stamp=stamp, record=record, traced=traced)
 
 
 def problem_box(problem: Problem, seal: str) -> str:

@@ -70,7 +70,8 @@ class Figure(Kind):
     def render(self, checked: Checked, page: Page) -> str:
         block = checked.block
         return page.cards.figure_card(block.fields["File"], page.script_page(block.fields["File"]),
-                                      page.figure(checked), page.stamp(block, checked.run), page.seal,
+                                      page.figure(checked), page.stamp(block, checked.run), page.record(checked.run),
+                                      page.seal,
                                       traced_call(block.fields) if "Graph" in block.fields else None)
 
 

@@ -19,7 +19,7 @@ class Output(Kind):
     def render(self, checked: Checked, page: Page) -> str:
         block = checked.block
         return page.cards.output_console(block.fields["File"], checked.excerpt.text,
-                                         page.stamp(block, checked.run), page.seal)
+                                         page.stamp(block, checked.run), page.record(checked.run), page.seal)
 
     def add_to(self, proved, checked: Checked, proofs: Proofs) -> None:
         """What the script printed, which the page may show only to within a tolerance; unless the post records

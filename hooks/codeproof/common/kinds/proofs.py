@@ -64,5 +64,8 @@ class Page(Protocol):
     def stamp(self, block: Block, run: RunResult) -> str:
         """What verified a block's run: the versions, the run time, the date, and where else it held."""
 
+    def record(self, run: RunResult) -> str:
+        """Where the record of the run is (its section of the script's page), relative to the page: the stamp's link."""
+
     def figure(self, checked: Checked) -> str:
         """A verified drawing as its card shows it."""
