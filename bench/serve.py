@@ -1,6 +1,8 @@
-"""Benchmark: `mkdocs serve` of the real site with the hook (./dev.sh serve) against plain MkDocs serving the same
-pages without it (mkdocs.yml less its `hooks:`, in a copy of this tree): start to first page, and edit to view (one
-word of a post's prose changed, until the served post shows it). Alternating runs, medians, their ratios.
+"""Benchmark: `mkdocs serve` of the real site with the hook (./dev.sh serve) against plain MkDocs without it (mkdocs.yml
+less its `hooks:`, in a copy of this tree), serving the author's pages alone ("plain"), and serving the same pages
+the hook's site has ("same pages": the author's and every page the build adds, from the folder the engine stages
+for Zensical, adapter/stage.py, as plain Markdown): start to first page, and edit to view (one word of a post's
+prose changed, until the served post shows it). Alternating runs, medians, their ratios.
 
 Run from the repository root:  .venv/bin/python bench/serve.py [--runs 5] [--edits 5] [--rev HEAD]
 """
@@ -23,6 +25,7 @@ MKDOCS = Path(sys.executable).parent / "mkdocs"
 POST = "docs/posts/custom-primitive.md"
 PAGE = "posts/custom-primitive/"
 SOURCE_PAGE = "source/autograd/core.py/"  # a page of the package, which the hook's serve builds after the first page
+STAGED = ".codeproof-stage/docs"  # the pages Zensical's adapter stages: the author's and every page the build adds
 
 
 def free_port() -> int:
@@ -57,17 +60,17 @@ def serve(tree: Path, config: str, port: int):
                             env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
 
 
-def session(tree: Path, config: str, edits: int) -> tuple[float, list[float]]:
-    """(start to first page, [edit to view...]) of one server. The edits begin once the whole site is served
-    (the hook's serve builds the source pages after the first page)."""
+def session(tree: Path, config: str, edits: int, docs: str = "docs") -> tuple[float, list[float]]:
+    """(start to first page, [edit to view...]) of one server, whose pages are in `docs`. The edits begin once the
+    whole site is served (the hook's serve builds the source pages after the first page)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/autograd-series/{PAGE}"
-    post = tree / POST
+    post = tree / docs / POST.removeprefix("docs/")
     original = post.read_text(encoding="utf-8")
     server = serve(tree, config, port)
     try:
         start = until(url, lambda page: "</html>" in page, server)
-        whole = f"http://127.0.0.1:{port}/autograd-series/{SOURCE_PAGE}" if config == "mkdocs.yml" else url
+        whole = f"http://127.0.0.1:{port}/autograd-series/{SOURCE_PAGE}" if config != "plain.yml" else url
         until(whole, lambda page: "</html>" in page, server)
         views = []
         for n in range(edits):
@@ -110,15 +113,21 @@ def main() -> None:
             plain = text.replace("hooks:\n  - hooks/series.py\n", "")
             assert plain != text, "mkdocs.yml's hooks: entry moved: update the benchmark"
             (tree / "plain.yml").write_text(plain, encoding="utf-8")
-            variants = {"hook": "mkdocs.yml", "plain": "plain.yml"}
-            starts, views = alternating({name: lambda edits, config=config: session(tree, config, edits)
-                                         for name, config in variants.items()}, args.runs, args.edits)
+            # The same pages: the folder the engine stages (written by a Zensical build of the tree), served plainly.
+            subprocess.run([sys.executable, "-m", "codeproof.adapter.zensical", "build"], cwd=tree, check=True,
+                           capture_output=True)
+            (tree / "same.yml").write_text(plain.replace("docs_dir: docs\n", f"docs_dir: {STAGED}\n"), encoding="utf-8")
+            variants = {"hook": ("mkdocs.yml", "docs"), "plain": ("plain.yml", "docs"), "same pages": ("same.yml", STAGED)}
+            starts, views = alternating({name: lambda edits, config=config, docs=docs: session(tree, config, edits, docs)
+                                         for name, (config, docs) in variants.items()}, args.runs, args.edits)
             for name in variants:
-                print(f"{name:5}: start to first page median {statistics.median(starts[name]):.2f} s "
+                print(f"{name:10}: start to first page median {statistics.median(starts[name]):.2f} s "
                       f"({', '.join(f'{v:.2f}' for v in starts[name])}); edit to view median "
                       f"{statistics.median(views[name]):.2f} s")
-            print(f"ratios hook/plain: start {statistics.median(starts['hook']) / statistics.median(starts['plain']):.2f}, "
-                  f"edit to view {statistics.median(views['hook']) / statistics.median(views['plain']):.2f}")
+            for base in ("plain", "same pages"):
+                print(f"ratios hook/{base}: start "
+                      f"{statistics.median(starts['hook']) / statistics.median(starts[base]):.2f}, edit to view "
+                      f"{statistics.median(views['hook']) / statistics.median(views[base]):.2f}")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
 
