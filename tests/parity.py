@@ -16,7 +16,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.common import pagetree
 
-ADDED = ("source", "experiments", "downloads")  # the folders of what the build adds to a site
+ADDED = ("source", "experiments", "downloads", "robots.txt")  # what the build adds to a site: folders, and a file
 RECORDS = "downloads/runs.json"  # the runs' records: each build's own runs, compared by the stamps each lists
 
 
@@ -91,9 +91,9 @@ def differences(mkdocs_site: Path, zensical_site: Path, urls: list[str]) -> list
     stamps = [stamps_recorded(site) for site in (mkdocs_site, zensical_site)]
     if stamps[0] != stamps[1]:
         found.append(f"{RECORDS}: the stamps its records list differ: {stamps[0]!r} against {stamps[1]!r}")
-    for folder in ADDED:
-        for file in sorted(p for p in (mkdocs_site / folder).rglob("*") if p.is_file() and p.name != "index.html"
-                           and p != mkdocs_site / RECORDS):
+    for added in map(mkdocs_site.joinpath, ADDED):
+        for file in sorted(p for p in ([added] if added.is_file() else added.rglob("*"))
+                           if p.is_file() and p.name != "index.html" and p != mkdocs_site / RECORDS):
             twin = zensical_site / file.relative_to(mkdocs_site)
             if not twin.is_file() or twin.read_bytes() != file.read_bytes():
                 found.append(f"{file.relative_to(mkdocs_site)}: {'differs' if twin.is_file() else 'missing'} under Zensical")

@@ -335,7 +335,13 @@ def _hosted_page(md: Markdown, options: dict) -> tuple[str, str, str]:
     if page is None or not isinstance(getattr(page, "path", None), str):
         raise CardsError("codeproof.cards: the host did not say which page it renders",
                          hint="build the site with `python -m codeproof.adapter.zensical build`")
-    return page.path, str(page.url or ""), posixpath.dirname(page.path) + "/"
+    return page.path, str(page.url or ""), links_from(page.path)
+
+
+def links_from(src_uri: str) -> str:
+    """The folder a page's links are written from under Zensical, which rewrites them as relative to the page's
+    Markdown file (posts/p.md: posts/)."""
+    return posixpath.dirname(src_uri) + "/"
 
 
 def _hosted_markdown(md: Markdown, cards: CardsExtension, lines: list[str]) -> list[str]:

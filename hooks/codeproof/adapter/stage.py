@@ -16,17 +16,16 @@ author's own files, and a page whose text differs from the file is proved as it 
 from __future__ import annotations
 
 import json
-import posixpath
 import shutil
 from pathlib import Path
 
 import yaml
 
 from codeproof.build import SiteBuild
-from codeproof.cards import relative_url
+from codeproof.cards import links_from, relative_url
 from codeproof.common.filesystem import write_atomically
 from codeproof.engine import Engine
-from codeproof.series.config import SiteConfig, load_site
+from codeproof.series.config import SiteConfig, load_site, read_settings
 from codeproof.site import addresses, generated
 
 STAGE = ".codeproof-stage"  # beside mkdocs.yml: the folder the host builds from (its docs/), and its configuration
@@ -40,11 +39,6 @@ def page_url(src_uri: str) -> str:
     return "" if stem == "index" else stem[: -len("index")] if stem.endswith("/index") else stem + "/"
 
 
-def links_from(src_uri: str) -> str:
-    """The folder a page's links are written from under Zensical, which rewrites them as relative to the file."""
-    return posixpath.dirname(src_uri) + "/"
-
-
 def stage_build(config_file: Path, log) -> tuple[SiteConfig, SiteBuild]:
     """The engine's build of the site, its pages read and planned and its posts proved, as the MkDocs hook's
     on_files leaves it. A page that cannot be read is a problem of the build (`build.problems`)."""
@@ -54,13 +48,10 @@ def stage_build(config_file: Path, log) -> tuple[SiteConfig, SiteBuild]:
     _, unreadable = build.read_posts([(path, src_uri, page_url(src_uri)) for path, src_uri in pages])
     build.problems += unreadable
     authors = {src_uri: path for path, src_uri in pages}
-    build.add_files(config_file.name, authors.get, log)
-    build.prove_posts(lambda url, page: relative_url(url, links_from(_src_of(build, page))))
+    build.add_files(config_file.name, authors.get, log, read_settings(config_file).get("site_url"))
+    src_of = {url: src_uri for src_uri, url in build.urls.items()}
+    build.prove_posts(lambda url, page: relative_url(url, links_from(src_of[page])))
     return site, build
-
-
-def _src_of(build: SiteBuild, url: str) -> str:
-    return next(src_uri for src_uri, at in build.urls.items() if at == url)
 
 
 def write_stage(site: SiteConfig, build: SiteBuild, meta: dict[str, dict]) -> Path:
