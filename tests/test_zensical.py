@@ -298,3 +298,42 @@ def test_a_file_of_the_authors_where_the_build_adds_a_page_fails_the_zensical_bu
     assert done.returncode == 1 and not (site.root / "site").exists()
     assert ("docs/experiments/show.md:1: the build publishes the page of experiments/show.py at experiments/show.md, "
             "which this file would take\n  hint: rename or move it") in done.stderr
+
+
+def test_a_page_written_after_the_build_read_docs_is_not_staged(site):
+    """The staging folder holds the pages the build read and proved: one written meanwhile waits for the next."""
+    from codeproof.adapter import stage
+
+    built_site, build = stage.stage_build(site.root / "mkdocs.yml", lambda note: None)
+    build.engine.runner.finish()
+    late = site.root / "docs" / "posts" / "late.md"
+    late.write_text('# Late\n\n<div class="proof-card">✓ 输出已验证</div>\n', encoding="utf-8")
+    docs = stage.write_stage(built_site, build, {})
+    assert (docs / "posts" / "p.md").is_file() and not (docs / "posts" / "late.md").exists()
+
+
+PLANTED = """
+import sys
+from pathlib import Path
+import zensical
+from codeproof import cards
+from codeproof.adapter import stage
+config = Path("mkdocs.yml").resolve()
+built_site, build = stage.stage_build(config, lambda note: None)
+cards.HOSTED[config] = cards.Hosting(build)
+staged = stage.write_config(config, build)
+docs = stage.write_stage(built_site, build, {})
+(docs / "planted.md").write_text("# Planted\\n", encoding="utf-8")
+try:
+    zensical.build(str(staged), {"clean": True, "strict": False})
+except Exception:
+    pass
+build.engine.runner.finish()
+print("\\n".join(cards.FAILURES))
+"""
+
+
+def test_the_cards_refuse_a_page_in_the_staging_folder_that_the_build_neither_read_nor_added(site):
+    done = subprocess.run([sys.executable, "-c", PLANTED], cwd=site.root, capture_output=True, text=True)
+    assert ("error: codeproof.cards: the host renders planted.md, a page its build neither read nor added\n  hint: "
+            "build again: the staging folder is written anew each build") in done.stdout, done.stderr[-2000:]

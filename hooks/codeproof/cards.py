@@ -352,6 +352,11 @@ def _hosted_markdown(md: Markdown, cards: CardsExtension, lines: list[str]) -> l
         FAILURES.append(error.shown(where="error"))
         raise
     hosting = cards.hosting
+    if src_uri not in hosting.build.parsed and hosting.build.site.page_title(src_uri) is None:
+        error = CardsError(f"codeproof.cards: the host renders {src_uri}, a page its build neither read nor added",
+                           hint="build again: the staging folder is written anew each build")
+        FAILURES.append(error.shown(where="error"))
+        raise error
     meta = hosting.meta.setdefault(src_uri, dict(hosting.build.front.get(src_uri, {})))
     with hosting.lock:  # a host may render pages in threads; the build's records are one
         markdown = hosting.build.page_markdown(src_uri, "\n".join(lines), meta, url, src_uri == "index.md",

@@ -3,7 +3,8 @@ a staging folder of pages, written before the host builds, and its configuration
 
 `stage_build` drives the engine's build (`codeproof.build.SiteBuild`, as the MkDocs hook drives it): the author's
 pages read and proved, and the pages and files the build adds planned. `write_stage` writes the staging folder
-(`.codeproof-stage/docs/`, beside mkdocs.yml, emptied each time): every file of docs/ as it is, a post with the
+(`.codeproof-stage/docs/`, beside mkdocs.yml, emptied each time): every file of docs/ as it is (a page only if the
+build read it: one written meanwhile waits for the next build), a post with the
 description the build gave it in its front matter, and every file the build adds (the experiments' scripts and
 archive, the matrix's locks, the package's raw files and a page per Python file, the package map, a page per
 script, robots.txt). A page the build adds is the engine's HTML (build.generated_page) around its Markdown.
@@ -62,6 +63,8 @@ def write_stage(site: SiteConfig, build: SiteBuild, meta: dict[str, dict]) -> Pa
     docs = stage / "docs"
     for path in sorted(p for p in site.docs_dir.rglob("*") if p.is_file()):
         src_uri = path.relative_to(site.docs_dir).as_posix()
+        if path.suffix == ".md" and src_uri not in build.parsed:  # a page written since the build read docs/
+            continue
         data = path.read_bytes()
         description = (meta.get(src_uri) or {}).get("description")
         if (src_uri in build.proved and description and "description" not in build.front.get(src_uri, {})
