@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from selectolax.lexbor import LexborHTMLParser
 
 from codeproof.site.render import SEAL_ATTRIBUTE
 import parity
@@ -116,13 +117,14 @@ def test_a_site_whose_configuration_does_not_load_the_cards_is_built_with_them_a
 
 
 def test_a_title_zensical_prints_is_escaped_once(site):
-    """The extension never escapes a title (the front matter check refuses <, > and &): Zensical's templates print
-    it, escaping what they must, once."""
+    """The staged front matter holds the title escaped (Zensical's templates print it as it is): a reader reads
+    it as written, in <title>, the page's heading and Open Graph, escaped once."""
     site.edit('title: "Fixture post"', "title: 'The \"quoted\" one'")
     assert host(site, "build").returncode == 0
-    page = (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8")
-    title = page.split("<title>", 1)[1].split("</title>", 1)[0]
-    assert title.startswith('The "quoted" one') and 'The "quoted" one</h1>' in page and "&amp;quot;" not in page
+    page = LexborHTMLParser((site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8"))
+    assert page.css_first("title").text().startswith('The "quoted" one')
+    assert page.css_first("h1").text().endswith('The "quoted" one')
+    assert "&#34;" not in page.text() and "&amp;" not in page.text() and "&quot;" not in page.text()
 
 
 SHOWN = [case for case in REFUSED if case[0] != "broken front matter"]  # that one stops Zensical's server (below)
@@ -337,3 +339,22 @@ def test_the_cards_refuse_a_page_in_the_staging_folder_that_the_build_neither_re
     done = subprocess.run([sys.executable, "-c", PLANTED], cwd=site.root, capture_output=True, text=True)
     assert ("error: codeproof.cards: the host renders planted.md, a page its build neither read nor added\n  hint: "
             "build again: the staging folder is written anew each build") in done.stdout, done.stderr[-2000:]
+
+
+def test_a_scripts_odd_name_and_a_quote_in_a_description_are_published_as_text_under_zensical(site):
+    """Attack of this issue's review: Zensical's templates print a page's title and description as they are. A
+    script named like an element got an element (with its handler) into its page's header and <title>, and a `"`
+    in a description ended the attribute of <meta name="description">. The staged front matter is escaped."""
+    (site.root / "experiments" / '<img src=x onerror=alert(1)>q".py').write_text('print("hi")\n', encoding="utf-8")
+    post = site.post.read_text(encoding="utf-8")
+    site.post.write_text(post.replace("---\n", "---\ndescription: 'x\" data-injected=\"yes'\n", 1), encoding="utf-8")
+    done = host(site, "build")
+    assert done.returncode == 0, done.stderr
+    script_page = LexborHTMLParser((site.root / "site" / "experiments" / '<img src=x onerror=alert(1)>q"' /
+                                    "index.html").read_text(encoding="utf-8"))
+    assert script_page.css("img[onerror]") == [] and '<img src=x onerror=alert(1)>q".py' in script_page.css_first(
+        "title").text()
+    for page in (script_page, LexborHTMLParser((site.root / "site" / "posts" / "p" / "index.html").read_text(
+            encoding="utf-8"))):
+        assert [set(meta.attributes) for meta in page.css('meta[name="description"]')] == [{"name", "content"}]
+    assert page.css_first('meta[name="description"]').attributes["content"] == 'x" data-injected="yes'

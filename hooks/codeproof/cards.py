@@ -36,7 +36,7 @@ import threading
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from markdown import Extension, Markdown
 from markdown.postprocessors import Postprocessor
@@ -335,7 +335,7 @@ def _hosted_page(md: Markdown, options: dict) -> tuple[str, str, str]:
     if page is None or not isinstance(getattr(page, "path", None), str):
         raise CardsError("codeproof.cards: the host did not say which page it renders",
                          hint="build the site with `python -m codeproof.adapter.zensical build`")
-    return page.path, str(page.url or ""), links_from(page.path)
+    return page.path, unquote(str(page.url or "")), links_from(page.path)  # Zensical's URL is percent-encoded
 
 
 def links_from(src_uri: str) -> str:

@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 
 import yaml
+from markupsafe import escape
 
 from codeproof.build import SiteBuild
 from codeproof.cards import links_from, relative_url
@@ -65,12 +66,14 @@ def write_stage(site: SiteConfig, build: SiteBuild, meta: dict[str, dict]) -> Pa
         src_uri = path.relative_to(site.docs_dir).as_posix()
         if path.suffix == ".md" and src_uri not in build.parsed:  # a page written since the build read docs/
             continue
-        data = path.read_bytes()
-        description = (meta.get(src_uri) or {}).get("description")
-        if (src_uri in build.proved and description and "description" not in build.front.get(src_uri, {})
-                and data.startswith(b"---\n")):  # the build's description, where the author gave none
-            data = b"---\n" + f"description: {json.dumps(str(description), ensure_ascii=False)}\n".encode() + data[4:]
-        _write(docs / src_uri, data)
+        parsed, front = build.parsed.get(src_uri), build.front.get(src_uri)
+        if parsed is None or not front:  # not a page, or a page without front matter: as it is
+            _write(docs / src_uri, path.read_bytes())
+            continue
+        said = {"description": (meta.get(src_uri) or {}).get("description")} if src_uri in build.proved else {}
+        values = {**{key: value for key, value in said.items() if value}, **front}  # the author's description first
+        body = "\n".join(parsed.lines)  # the text the engine proved, as MkDocs hands it over after the front matter
+        _write(docs / src_uri, f"---\n{_front_matter(values)}---\n{body}".encode())
     for file in build.site.files:
         page = build.generated_page(file.src_uri, lambda url, src=file.src_uri: relative_url(url, links_from(src)))
         if page is None:
@@ -81,9 +84,26 @@ def write_stage(site: SiteConfig, build: SiteBuild, meta: dict[str, dict]) -> Pa
         if file.src_uri not in build.site.script_pages:  # search leaves the package's code out, as under MkDocs
             front["search"] = {"exclude": True}
         head, tail = page
-        text = (f"---\n{yaml.safe_dump(front, allow_unicode=True)}---\n\n{head}\n\n{file.content}\n\n{tail}\n")
+        text = f"---\n{_front_matter(front)}---\n\n{head}\n\n{file.content}\n\n{tail}\n"
         _write(docs / file.src_uri, text.encode())
     return docs
+
+
+def _front_matter(values: dict) -> str:
+    """A staged page's front matter as YAML, its text escaped as HTML: Zensical's templates print a page's title
+    and description into the page and its attributes as they are (a script named `<img onerror=…>.py`, a `"` in a
+    description), as MkDocs' templates would, which is why the MkDocs adapter escapes them for its templates too."""
+    return yaml.safe_dump(_escaped(values), allow_unicode=True, sort_keys=False)
+
+
+def _escaped(value):
+    if isinstance(value, str):
+        return str(escape(value))
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
 
 
 def _write(path: Path, data: bytes) -> None:
