@@ -35,8 +35,9 @@ def reached(url: str, href: str) -> str:
     parts = urlsplit(href)
     if parts.scheme or parts.netloc:
         return href
-    path = posixpath.normpath(posixpath.join(url, unquote(parts.path))) + ("/" if parts.path.endswith("/") else "")
-    return path.lstrip("./") + (f"#{parts.fragment}" if parts.fragment else "")
+    path = posixpath.normpath(posixpath.join(url, unquote(parts.path)))
+    path = ("" if path == "." else path + ("/" if parts.path.endswith("/") else ""))
+    return path + (f"#{parts.fragment}" if parts.fragment else "")
 
 
 def run_said_alike(words: str) -> str:

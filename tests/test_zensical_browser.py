@@ -34,7 +34,7 @@ def test_no_kind_of_page_of_the_zensical_site_has_a_serious_accessibility_violat
         browser, built_zensical, zensical_url):
     assert AXE.is_file(), f"{AXE} is missing: run ./dev.sh test, which installs axe-core there"
     paths = kinds_of_page(built_zensical)
-    assert {"", "404.html", "source/", "posts/custom-primitive/"} <= set(paths)
+    assert {"", "404.html", "source/"} <= set(paths) and any(path.startswith("posts/") for path in paths)
     found, hidden, faces = accessibility_sweep(browser, zensical_url, paths)
     assert len(found) == 4 * len(hidden) == 4 * len(faces) == 4 * len(paths)
     assert {path: shown for path, shown in faces.items() if shown} == {}
