@@ -83,6 +83,7 @@ def search_results(page, base_url: str, query: str) -> list[str]:
         page.goto(base_url, wait_until="load")
         page.keyboard.press("/")  # Material's shortcut opens the search box
     page.fill("input.md-search__input", query)
+    page.keyboard.press("End")  # Material searches on a key's release (fill alone types no key)
     page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
     links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
     return [re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links]

@@ -510,7 +510,9 @@ def test_the_output_cap_counts_stdout_and_stderr_together(root, make_runner):
 @pytest.mark.parametrize("works, note", [(True, "experiments run in bubblewrap's sandbox"),
                                          (False, "experiments run in the fallback containment (a child subreaper, "
                                                  "not a sandbox, whose process limit counts all of the user's "
-                                                 "processes and none of root's): bubblewrap is missing or cannot make "
+                                                 "processes and none of root's, and in which System V shared memory a "
+                                                 "script leaves outlives its run unless the build runs as root): "
+                                                 "bubblewrap is missing or cannot make "
                                                  "namespaces here; install it (apt-get install bubblewrap) for the "
                                                  "full sandbox")])
 def test_the_log_names_the_sandbox_once_when_the_first_script_runs(root, make_runner, monkeypatch, caplog, works, note):

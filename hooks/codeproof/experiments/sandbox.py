@@ -60,7 +60,8 @@ SANDBOX_HINT = ("install bubblewrap (apt-get install bubblewrap) and allow unpri
 SANDBOX_NOTES = {
     "bwrap": "experiments run in bubblewrap's sandbox",
     "subreaper": "experiments run in the fallback containment (a child subreaper, not a sandbox, whose process "
-                 "limit counts all of the user's processes and none of root's): bubblewrap is missing or cannot make "
+                 "limit counts all of the user's processes and none of root's, and in which System V shared memory a "
+                 "script leaves outlives its run unless the build runs as root): bubblewrap is missing or cannot make "
                  "namespaces here; install it (apt-get install bubblewrap) for the full sandbox",
 }
 NOBODY = 65534  # the user a root build's sandbox runs scripts as (see bwrap_command)

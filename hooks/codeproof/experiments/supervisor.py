@@ -48,7 +48,8 @@ import signal
 import sys
 import time
 
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER, CLONE_NEWUSER = 1, 4, 38, 36, 0x10000000
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER = 1, 4, 38, 36
+CLONE_NEWUSER, CLONE_NEWIPC = 0x10000000, 0x08000000
 MIB = 1024 * 1024
 
 
@@ -289,6 +290,12 @@ def main(argv: list[str]) -> None:
         if libc.unshare(CLONE_NEWUSER) != 0:  # where it cannot, the process limit counts every process of NOBODY
             print(f"codeproof: no user namespace of the run's own (errno {ctypes.get_errno()}): the process limit "
                   "counts every process of its user", file=sys.stderr)
+    # System V shared memory, semaphores and queues outlive the processes that made them (a script that left a GiB
+    # of shared memory left it on the machine, run after run): in an IPC namespace of the run's own they end with
+    # its last process. bubblewrap makes one; the fallback makes one where it may (as root; in the user namespace
+    # above), and its build log says where it may not (sandbox.SANDBOX_NOTES).
+    libc.unshare(CLONE_NEWIPC)
+    if run.nobody:
         # A new user namespace gives its first process every capability inside it: the script needs none.
         header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # _LINUX_CAPABILITY_VERSION_3
         if libc.capset(header, data) != 0:
