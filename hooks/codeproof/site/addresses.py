@@ -55,7 +55,7 @@ def script_page_url(script: str) -> str:
 
 def script_page(text: str) -> str:
     """Markdown of the page that shows one script whole, with its line numbers. Its name, download link and
-    command are the theme template's (series-script.html), given as values, not written into Markdown."""
+    command are the engine's template's (templates/script_head.html), given as values, not written into Markdown."""
     return fence(text.rstrip("\n"), "python", 'linenums="1"') + "\n"
 
 

@@ -281,7 +281,7 @@ def card_sections(tree: Tree) -> list[tuple[str, str]]:
 
 def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline, link, page_link,
                 cache_dir: Path, mentioned: list[MentionedAt] = ()) -> dict:
-    """What series-source.html shows of one file. `link(path, line)` addresses a line of a source page,
+    """What templates/source_page.html shows of one file. `link(path, line)` addresses a line of a source page,
     `page_link(url)` a page of the site, both from this page. The code's HTML is kept under the cache, named
     by everything it is made from (CI reads no cache). `mentioned`: the lines the posts' words cite."""
     text = site.files[path].decode("utf-8", "replace")
