@@ -97,23 +97,63 @@ def test_a_theme_template_that_adds_a_card_fails_the_build_at_the_check_of_the_o
             "template adds or drops cards: render only page.content") in done.stderr
 
 
-def test_a_site_whose_configuration_does_not_load_the_cards_is_built_with_them_and_served_not_at_all(site):
-    """The build writes its own configuration from mkdocs.yml (the staging folder's), which loads the cards; serve
-    renders from mkdocs.yml itself, and would publish every block unverified."""
+def without_the_cards(site: Site) -> None:
+    """The site's configuration as the MkDocs hook's site has it: no cards loaded (the adapter stages the site)."""
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text(encoding="utf-8"))
     config["markdown_extensions"].pop()
     (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+
+
+def test_a_site_whose_configuration_does_not_load_the_cards_is_built_with_them(site):
+    """The build writes its own configuration from mkdocs.yml (the staging folder's), which loads the cards."""
+    without_the_cards(site)
     done = host(site, "build")
     assert done.returncode == 0, done.stderr
     assert (site.root / "site" / "posts" / "p" / "index.html").read_text(encoding="utf-8").count(
         '<div class="proof-card ') == 3
-    done = host(site, "serve")
-    assert (done.returncode, done.stderr) == (2, "error: mkdocs.yml: markdown_extensions does not load "
-                                                 "codeproof.cards: Zensical's server would publish every block "
-                                                 "unverified\n  hint: add `- codeproof.cards: {config_file: "
-                                                 "mkdocs.yml}` to markdown_extensions (not for a site the MkDocs "
-                                                 "hook builds: preview it with `./dev.sh serve`, and build it with "
-                                                 "`./dev.sh build --host zensical`)\n")
+
+
+# A change of each input a staged preview watches: a post, a script, the lock (the cards' own refusals are the
+# unstaged preview's test's, below: the same extension renders both).
+EACH_INPUT = ("tampered quote", "changed output", "unlocked file")
+
+
+def test_a_staged_preview_shows_each_problem_on_its_page_and_the_cards_again_once_mended(site):
+    """serve of a site whose configuration does not load the cards (the MkDocs hook's): each build whole, staged,
+    each problem on its page, and each page reloads itself once a newer build is served; a page Zensical cannot
+    read is shown on every address until mended."""
+    without_the_cards(site)
+    files = [site.post, site.root / SCRIPT, site.root / "sources.lock.json"]
+    kept = {file: file.read_bytes() for file in files}
+    port = free_port()
+    server = host(site, "serve", "-a", f"127.0.0.1:{port}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url, build = f"http://127.0.0.1:{port}/posts/p/", f"http://127.0.0.1:{port}/.codeproof-preview-build"
+    try:
+        page = wait_for(url, server, lambda page: page.count('<div class="proof-card ') == 3)
+        assert page.endswith("location.reload(); } catch (error) {} }, 1000);</script>") and SEAL_ATTRIBUTE not in page
+        served = [wait_for(build, server, lambda number: number.isdigit())]
+        for name, change, said in [case for case in SHOWN if case[0] in EACH_INPUT]:
+            change(site)
+            page = unescape(wait_for(url, server, lambda page: "proof-error" in page))
+            first = said.split("\n")[0]  # what it says, less where (a box on the page may say it otherwise)
+            assert (first.split(": ", 1)[1] if first.startswith("docs/") else first) in page, name
+            assert page.count('<div class="proof-card ') < 3 and SEAL_ATTRIBUTE not in page, name
+            served.append(wait_for(build, server, lambda number: number.isdigit()))
+            for file, data in kept.items():
+                file.write_bytes(data)
+            wait_for(url, server, lambda page: page.count('<div class="proof-card ') == 3 and "proof-error" not in page)
+        assert served == sorted(set(served), key=int)  # each change a newer build, which the pages reload to
+        break_front_matter(site)
+        page = unescape(answer_until(url, server, lambda page: "proof-error" in page))
+        assert "docs/posts/p.md:3: front matter is not YAML: did not find expected ',' or ']'" in page
+        for file, data in kept.items():
+            file.write_bytes(data)
+        wait_for(url, server, lambda page: page.count('<div class="proof-card ') == 3)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert "Traceback" not in server.stderr.read()
+    assert not (site.root / ".codeproof-preview-site").exists()  # its builds end with it
 
 
 def test_a_title_zensical_prints_is_escaped_once(site):

@@ -111,10 +111,10 @@ def _write(path: Path, data: bytes) -> None:
     write_atomically(path, data)
 
 
-def write_config(config_file: Path, build: SiteBuild) -> Path:
+def write_config(config_file: Path, build: SiteBuild, site_dir: Path | None = None) -> Path:
     """`.codeproof-stage.yml`: mkdocs.yml's YAML, its tags kept as written (`!ENV`, toc's slugify), with the
     staging folder as docs_dir, the posts and the package map in the navigation, the cards loaded (reading the
-    series' settings from mkdocs.yml), and no MkDocs hook."""
+    series' settings from mkdocs.yml), and no MkDocs hook; `site_dir` as the output folder if given (a preview's)."""
     root = yaml.compose(config_file.read_text(encoding="utf-8"))
     settings = {key.value: (key, value) for key, value in root.value}
     extensions = settings.get("markdown_extensions", (None, None))[1]
@@ -128,6 +128,8 @@ def write_config(config_file: Path, build: SiteBuild) -> Path:
         "markdown_extensions": extensions if CARDS in listed else
         yaml.SequenceNode("tag:yaml.org,2002:seq", (extensions.value if extensions is not None else []) + cards.value),
     }
+    if site_dir is not None:
+        replaced["site_dir"] = yaml.compose(json.dumps(str(site_dir)))
     root.value = [(key, value) for key, value in root.value if key.value not in replaced and key.value != "hooks"]
     root.value += [(yaml.ScalarNode("tag:yaml.org,2002:str", key), value) for key, value in replaced.items()]
     path = config_file.parent / CONFIG

@@ -1,6 +1,7 @@
 """Zensical as a host of the cards: `python -m codeproof.adapter.zensical build|serve` (`./dev.sh zensical …`)
-runs Zensical in this process on a site whose mkdocs.yml loads `codeproof.cards`, and does what the extension
-cannot (ARCHITECTURE.md, "The cards as an extension"):
+runs Zensical in this process, and does what the extension cannot (ARCHITECTURE.md, "The cards as an
+extension"). A site whose mkdocs.yml does not load `codeproof.cards` (the MkDocs hook's) is staged (stage.py):
+built from a staging folder whose configuration loads them.
 
 - `build` renders every page anew (Zensical's page cache lies in the repository's folder, and a cached page was
   proved against what the scripts, the lock and the configuration were then); a problem stops it with every
@@ -8,9 +9,10 @@ cannot (ARCHITECTURE.md, "The cards as an extension"):
   each page the extension rendered holds exactly the cards it proved, and nothing outside them (the theme's
   template, the page's meta, the search index) shows a card's face or a block marker.
 - `serve` shows each problem on its page, and renders every page anew whenever what the proofs read changes.
-  Zensical's server watches docs/ and its configuration, and keeps a page it rendered until its text or the
-  configuration's settings change: it serves `.codeproof-preview.yml`, which inherits mkdocs.yml and adds the
-  digest of what the proofs read (`cards.inputs_digest`), rewritten whenever that changes.
+  A site that loads the cards: Zensical's server watches docs/ and its configuration, and keeps a page it
+  rendered until its text or the configuration's settings change: it serves `.codeproof-preview.yml`, which
+  inherits mkdocs.yml and adds the digest of what the proofs read (`cards.inputs_digest`), rewritten whenever
+  that changes. A staged site: the whole staged build again on every change (`_serve_staged`), served.
 
 Zensical is imported here only: the core knows no generator.
 """
@@ -46,6 +48,7 @@ from codeproof.site.published import Rendered
 
 CACHE = ".cache"  # Zensical's page cache, beside its configuration
 PREVIEW = ".codeproof-preview.yml"  # serve's configuration, beside mkdocs.yml (Zensical's site must be below it)
+PREVIEW_BUILDS = ".codeproof-preview-site"  # a staged preview's builds, beside mkdocs.yml (where Zensical writes)
 SEARCH_INDEX = "search.json"  # where Zensical writes its search index, in the output folder
 WATCHED_EVERY = 0.25  # seconds between two readings of what the proofs read, under serve
 
@@ -63,24 +66,17 @@ class HostError(Exception):
 CHECKED_PLUGINS = ("search", "tags", "rss")
 
 
-def site_settings(config_file: Path, staged: bool) -> Path:
-    """The output folder of the site (its `site_dir`), once mkdocs.yml is known to load the cards with the series'
-    settings in the same file (or, `staged`, not to load them elsewhere: the staged configuration adds them), every
-    other extension there to load, and no plugin whose output goes unchecked. HostError otherwise (Zensical would
-    publish every block as the author wrote it, unverified; or prove against settings that serve does not watch;
-    or stop with a traceback), or when a folder Zensical empties cannot safely be emptied."""
+def site_settings(config_file: Path) -> Path:
+    """The output folder of the site (its `site_dir`), once mkdocs.yml is known to load the cards, if it does, with
+    the series' settings in the same file (else the adapter stages the site, its configuration loading them),
+    every other extension there to load, and no plugin whose output goes unchecked. HostError otherwise (Zensical
+    would prove against settings that serve does not watch, or publish what nothing checked, or stop with a
+    traceback), or when a folder Zensical empties cannot safely be emptied."""
     try:
         config = read_settings(config_file)
     except SeriesConfigError as error:
         raise HostError(str(error).strip(), "fix the configuration") from None
-    listed = [next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (item, None)
-              for item in config.get("markdown_extensions") or []]
-    settings = {name: options for name, options in listed if isinstance(name, str)}
-    if "codeproof.cards" not in settings and not staged:
-        raise HostError(f"{config_file.name}: markdown_extensions does not load codeproof.cards: Zensical's server "
-                        "would publish every block unverified", "add `- codeproof.cards: {config_file: "
-                        f"{config_file.name}}}` to markdown_extensions (not for a site the MkDocs hook builds: "
-                        "preview it with `./dev.sh serve`, and build it with `./dev.sh build --host zensical`)")
+    settings = _extensions(config)
     named = Path(str((settings.get("codeproof.cards") or {}).get("config_file", "mkdocs.yml")))
     if "codeproof.cards" in settings and (config_file.parent / named).resolve() != config_file.resolve():
         raise HostError(f"{config_file.name}: codeproof.cards reads the series' settings from {named}, not from "
@@ -97,11 +93,27 @@ def site_settings(config_file: Path, staged: bool) -> Path:
                         "does not read", f"remove them: with Zensical the site takes {', '.join(CHECKED_PLUGINS)} only")
     root = config_file.parent
     site_dir = root / str(config.get("site_dir") or "site")
-    for folder in (site_dir, root / CACHE, root / PREVIEW, root / stage.STAGE, root / stage.CONFIG):
+    for folder in (site_dir, root / CACHE, root / PREVIEW, root / PREVIEW_BUILDS, root / stage.STAGE,
+                   root / stage.CONFIG):
         unsafe = output_folder_problem(folder, root)
         if unsafe:
             raise HostError(*unsafe)
     return site_dir
+
+
+def _extensions(config: dict) -> dict:
+    """The Markdown extensions a configuration loads: {name: its options, or None}."""
+    listed = [next(iter(item.items())) if isinstance(item, dict) and len(item) == 1 else (item, None)
+              for item in config.get("markdown_extensions") or []]
+    return {name: options for name, options in listed if isinstance(name, str)}
+
+
+def loads_the_cards(config_file: Path) -> bool:
+    """Whether the site's configuration loads the cards itself (else the adapter stages the site, with them)."""
+    try:
+        return "codeproof.cards" in _extensions(read_settings(config_file))
+    except SeriesConfigError:
+        return True  # site_settings says what is wrong with it
 
 
 def _importable(name: str) -> bool:
@@ -152,7 +164,7 @@ def build(config_file: Path, strict: bool = False) -> int:
     """Build the site with Zensical from its staging folder (`stage`); 0 when every page was proved and the output
     folder passed, else 1 with the site's folder removed. Its own messages on stderr, never a traceback."""
     try:
-        site_dir = site_settings(config_file, staged=True)
+        site_dir = site_settings(config_file)
     except HostError as error:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2
@@ -176,18 +188,20 @@ def build(config_file: Path, strict: bool = False) -> int:
     return 0
 
 
-def _staged_build(config_file: Path, site_dir: Path, strict: bool) -> str:
+def _staged_build(config_file: Path, site_dir: Path, strict: bool, preview: bool = False) -> str:
     """The engine's build driven here (stage.stage_build), its pages rendered by Zensical from the staging folder
     twice: the first rendering tells the source pages which lines the posts quote, and in which sections (the
     headings' ids are the host's), and gives each post its description; the second builds the site from the
-    staging folder written with them. Then the output folder is read. Every problem, as a report ("" for none)."""
+    staging folder written with them. Then the output folder is read. Every problem, as a report ("" for none).
+    `preview`: into `site_dir` (serve's folder), each problem shown on its page (as MkDocs' serve shows it), and
+    reported without removing the site."""
     import zensical
 
     site, build = stage.stage_build(config_file, lambda note: print(note, file=sys.stderr))
     planned = list(build.problems)  # the site's own (a generated page an author's file takes, the matrix's locks)
     hosting = cards.Hosting(build)
     cards.HOSTED[config_file.resolve()] = hosting
-    staged = stage.write_config(config_file, build)
+    staged = stage.write_config(config_file, build, site_dir if preview else None)
     try:
         for _ in range(2):
             stage.write_stage(site, build, hosting.meta)
@@ -197,24 +211,31 @@ def _staged_build(config_file: Path, site_dir: Path, strict: bool) -> str:
         build.engine.runner.finish()
     for warning in build.warnings:  # as the MkDocs build's log says them: a strict build stops on them
         print(f"warning: {warning}", file=sys.stderr)
+    alike = tuple(map(addresses.source_page_url, build.site.source_pages.values()))
+    if preview:
+        problems = build.problems + output_problems(site_dir, build.rendered, alike)
+        return report(problems) if problems else ""
     if build.problems or (strict and build.warnings):
         return report(build.problems + (build.warnings if strict else []))
-    alike = tuple(map(addresses.source_page_url, build.site.source_pages.values()))
     problems = output_problems(site_dir, build.rendered, alike)
     return report(problems) if problems else ""
 
 
 def serve(config_file: Path, address: str | None) -> int:
     """Zensical's preview server, with each problem shown on its page and every page rendered anew whenever what
-    the proofs read changes. Zensical's server runs in a process of its own: it ends on a page whose front matter
-    it cannot read (and cannot be started again in the same process), so while a page is so, this process serves
-    that problem on every address instead, and starts Zensical's server again once the page is mended."""
+    the proofs read changes (a staged site: `_serve_staged`). Zensical's server runs in a process of its own: it
+    ends on a page whose front matter it cannot read (and cannot be started again in the same process), so while
+    a page is so, this process serves that problem on every address instead, and starts Zensical's server again
+    once the page is mended."""
+    staged = not loads_the_cards(config_file)
     try:
-        site_settings(config_file, staged=False)
+        site_settings(config_file)
     except HostError as error:
         print(f"error: {error}\n  hint: {error.hint}", file=sys.stderr)
         return 2
     os.chdir(config_file.parent)  # where mkdocs.yml names the cards' configuration from
+    if staged:
+        return _serve_staged(config_file, address)
     shutil.rmtree(CACHE, ignore_errors=True)  # pages a server of another state left
     seen = write_preview(config_file)
     threading.Thread(target=_renew_on_change, args=(config_file, seen), daemon=True).start()
@@ -284,6 +305,125 @@ def _serve_problem(host: str, port: int, config_file: Path, said: str) -> None:
         while _unreadable_report(config_file):
             time.sleep(WATCHED_EVERY)
         server.shutdown()
+
+
+def _serve_staged(config_file: Path, address: str | None) -> int:
+    """The preview of a site the adapter stages (its configuration does not load the cards: the MkDocs hook's
+    site): the whole build (`_staged_build`, each problem shown on its page) into a folder of its own
+    (PREVIEW_BUILDS, not to commit: a new one each build, the one served meanwhile kept whole), served; built again whenever docs/ or what the proofs read changes. Each page asks every second
+    which build it is, and reloads when a newer one is served. While a build cannot be made (a page Zensical
+    cannot read, the configuration), every address shows why instead of an older build."""
+    host, _, port = (address or "localhost:8000").rpartition(":")
+    builds = config_file.parent / PREVIEW_BUILDS
+    shutil.rmtree(builds, ignore_errors=True)  # what a server ended otherwise left (site_settings: no link)
+    builds.mkdir()
+    served = _Preview(builds / "0")
+    server = http.server.ThreadingHTTPServer((host, int(port)), served.handler())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    seen = None
+    try:
+        while True:
+            now = _preview_inputs(config_file)
+            if now != seen:
+                seen, folder = now, builds / str(served.build + 1)  # the build served meanwhile stays whole
+                said, whole = _preview_build(config_file, folder)
+                print(said or f"codeproof: built, every card proved: http://{host}:{port}/", file=sys.stderr)
+                shutil.rmtree(served.show(folder, None if whole else said), ignore_errors=True)
+            time.sleep(WATCHED_EVERY)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.shutdown()
+        shutil.rmtree(builds, ignore_errors=True)
+
+
+def _preview_inputs(config_file: Path) -> tuple:
+    """What a staged preview is built from: what the proofs read (cards.inputs_digest), and each file of docs/
+    by its name, size and time of change."""
+    try:
+        docs = load_site(config_file).docs_dir
+    except CodeproofError:  # the configuration, being edited: built again once it reads
+        return (cards.inputs_digest(config_file),)
+    files = sorted((p.relative_to(docs).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
+                   for p in docs.rglob("*") if p.is_file())
+    return cards.inputs_digest(config_file), tuple(files)
+
+
+def _preview_build(config_file: Path, preview: Path) -> tuple[str, bool]:
+    """One build of the staged preview into the new folder `preview`: every problem said ("" for none), and
+    whether the build was made whole (its pages then show their problems; else nothing of it is served)."""
+    preview.mkdir()
+    cards.FAILURES.clear()
+    try:
+        unreadable = unreadable_pages(config_file)
+        if unreadable:
+            return report(unreadable), False
+        return _staged_build(config_file, preview, False, preview=True), True
+    except CodeproofError as error:
+        return error.shown(), False
+    except Exception as error:  # Zensical wraps what an extension raised in its own error
+        return "\n".join(cards.FAILURES) or f"zensical: {error}", False
+    finally:
+        cards.HOSTED.pop(config_file.resolve(), None)
+
+
+class _Preview:
+    """What the staged preview serves: the folder of the newest build, each HTML page followed by a script that
+    reloads it once a newer build is served; or, while no build could be made, that problem on every address."""
+
+    VERSION = "/.codeproof-preview-build"  # the number of the build served, which each page asks for
+
+    def __init__(self, folder: Path):
+        self.folder, self.build, self.problem = folder, 0, None
+
+    def show(self, folder: Path, problem: str | None) -> Path:
+        """Serve a new build (or its problem); returns the folder served before."""
+        before, self.folder, self.problem = self.folder, folder, problem
+        self.build += 1
+        return before
+
+    def handler(self):
+        preview = self
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, directory=str(preview.folder), **kwargs)
+
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                if self.path == preview.VERSION:
+                    return self._send(200, "text/plain", str(preview.build).encode())
+                if preview.problem is not None:
+                    return self._send(503, "text/html; charset=utf-8", (
+                        '<!doctype html><html lang="en"><meta charset="utf-8"><title>codeproof: the site cannot '
+                        f'be built</title><div class="proof-error"><pre>{escape(preview.problem)}</pre></div>'
+                        f"</html>{preview.reloader()}").encode())
+                path = Path(self.translate_path(self.path.split("?", 1)[0]))
+                page = path / "index.html" if path.is_dir() else path
+                if page.suffix == ".html" and page.is_file():
+                    return self._send(200, "text/html; charset=utf-8", page.read_bytes() + preview.reloader().encode())
+                return super().do_GET()
+
+            def _send(self, status: int, kind: str, body: bytes):
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):  # the builds are what the log says
+                pass
+
+        return Handler
+
+    def reloader(self) -> str:
+        """A script after the page (the HTML parser puts it in the body): the page asks each second which build
+        is served, and reloads when it is another than its own."""
+        return ("<script>setInterval(async () => { try { const built = await (await fetch("
+                f"{json.dumps(self.VERSION)}, {{cache: 'no-store'}})).text(); "
+                f"if (built !== {json.dumps(str(self.build))}) location.reload(); }} catch (error) {{}} }}, 1000);"
+                "</script>")
 
 
 def write_preview(config_file: Path) -> str:
