@@ -255,7 +255,7 @@ def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(contexts,
     for href in ranges:
         page = context.new_page()
         page.goto(urljoin(post.url, href), wait_until="load")
-        assert page.locator(".series-script__line").count() > 0  # the range is marked
+        assert page.locator(".series-src__marked").count() > 0  # the range is marked
         found[href] = [(v["rule"], v["nodes"][:3]) for v in axe_violations(page) if v["rule"] == "color-contrast"]
     assert {href: v for href, v in found.items() if v} == {}
 
@@ -309,12 +309,16 @@ def near(colour: tuple[int, ...], hex_colour: str) -> bool:
     return all(abs(a - b) <= 40 for a, b in zip(colour, want))
 
 
-# A line's height in lines of its text: taller than its text (a wrap mark drawn down it, or a control inside it).
+# A line taller than its text and its own controls, each a row of its own under the code (the control that copies
+# a marked range's address, a note): a wrap mark drawn down it, or a control beside its code.
 TALLER_THAN_ITS_TEXT = """lines => lines.filter(line => {
+  const controls = [...line.querySelectorAll(".series-permalink, .series-src__note")].map(c => c.getBoundingClientRect());
+  const rows = controls.reduce((sum, box) => sum + box.height, 0);  // their margins are the text's rows' slack
+  const inControl = r => controls.some(box => r.top >= box.top - 1 && r.bottom <= box.bottom + 1);
   const range = document.createRange(); range.selectNodeContents(line);
-  const height = parseFloat(getComputedStyle(line).lineHeight);
-  const rows = new Set([...range.getClientRects()].map(r => Math.floor((r.top - line.getBoundingClientRect().top) / height)));
-  return line.getBoundingClientRect().height > rows.size * height + 1;
+  const height = parseFloat(getComputedStyle(line).lineHeight), top = line.getBoundingClientRect().top;
+  const text = new Set([...range.getClientRects()].filter(r => !inControl(r)).map(r => Math.floor((r.top - top) / height)));
+  return line.getBoundingClientRect().height > text.size * height + rows + 12;
 }).map(line => line.id)"""
 
 
@@ -333,16 +337,15 @@ def test_an_experiment_card_opens_its_script_at_the_quoted_lines_visibly_marked_
             first, last = map(int, re.fullmatch(r".*/experiments/[\w/]+/#L(\d+)-L(\d+)", href).groups())
             page.goto(href, wait_until="load")
             page.wait_for_function("() => document.querySelector('.series-permalink')")
-            marked = page.locator(".series-script__line [data-linenos]").evaluate_all(
-                "els => els.map(e => Number(e.dataset.linenos.trim()))")
+            marked = page.locator(".series-src__marked").evaluate_all("els => els.map(e => Number(e.dataset.n))")
             assert marked == list(range(first, last + 1)), href
-            lines = page.locator(".highlight code > span[id^='__span-0-']")
+            lines = page.locator(".series-src__chunk > span")
             bar = page.evaluate("getComputedStyle(document.body).getPropertyValue('--md-code-hl-color')")  # #rrggbb
-            shown = left_edge_colour(page, page.locator(".series-script__line").first)
+            shown = left_edge_colour(page, page.locator(".series-src__marked").first)
             unmarked = left_edge_colour(page, lines.nth(last))  # the line after the range
             assert near(shown, bar) and not near(unmarked, bar), (href, shown, unmarked, bar)
             header = page.locator(".md-header").bounding_box()
-            top = page.locator(".series-script__line").first.bounding_box()["y"]
+            top = page.locator(".series-src__marked").first.bounding_box()["y"]
             assert header["y"] + header["height"] <= top <= 812 / 4, (href, top)
             assert lines.evaluate_all(TALLER_THAN_ITS_TEXT) == [], href
             cards += 1
@@ -446,8 +449,8 @@ def test_the_skip_link_of_a_post_goes_to_its_title(visit, base_url, url):
 def test_a_line_range_past_the_script_marks_its_lines_and_no_more(visit, base_url, built):
     name = sorted(p.parent.name for p in (built / "experiments").glob("*/index.html"))[0]
     page = visit(base_url + f"experiments/{name}/#L2-L99999999999999").page  # returns: the range is cut at the end
-    lines = page.locator('[id^="__span-0-"]').count()
-    assert page.locator(".series-script__line").count() == lines - 1
+    lines = page.locator(".series-src__chunk > span").count()
+    assert page.locator(".series-src__marked").count() == lines - 1
 
 
 @pytest.mark.parametrize("url", POSTS)
@@ -511,7 +514,7 @@ def test_a_reader_follows_a_card_to_its_lines_a_name_to_its_definition_and_back_
     page.locator(".proof-card--source").first.locator("dt:text('文件') + dd a").first.click()
     page.wait_for_load_state()
     first, last = map(int, re.search(r"#L(\d+)-L(\d+)$", page.url).groups())
-    marked = page.locator(".series-script__line").evaluate_all("els => els.map(e => e.id)")
+    marked = page.locator(".series-src__marked").evaluate_all("els => els.map(e => e.id)")
     assert marked == [f"L{n}" for n in range(first, last + 1)]  # the quoted range, marked
     assert page.locator(f"#L{first}").evaluate("e => { const r = e.getBoundingClientRect(); "
                                                  "return r.top >= 0 && r.bottom <= innerHeight; }")  # and in view
@@ -575,7 +578,7 @@ def test_a_click_on_a_line_number_links_the_line_a_shift_click_a_range_and_the_c
     click_number(6)
     page.keyboard.up("Shift")
     assert page.evaluate("location.hash") == "#L3-L6"
-    assert page.locator(".series-script__line").evaluate_all("els => els.map(e => e.id)") == ["L3", "L4", "L5", "L6"]
+    assert page.locator(".series-src__marked").evaluate_all("els => els.map(e => e.id)") == ["L3", "L4", "L5", "L6"]
     control = page.locator("[id='L6'] .series-permalink")  # under the marked lines
     assert control.get_attribute("aria-label") == "复制第 3–6 行的链接" and control.bounding_box()["height"] >= 24
     control.click()
@@ -585,7 +588,7 @@ def test_a_click_on_a_line_number_links_the_line_a_shift_click_a_range_and_the_c
 def test_an_address_past_the_last_line_marks_nothing(visit, base_url, built):
     url, _ = source_page(built, base_url)
     page = visit(url + "#L99999").page
-    assert page.locator(".series-script__line").count() == 0 and page.evaluate("location.hash") == "#L99999"
+    assert page.locator(".series-src__marked").count() == 0 and page.evaluate("location.hash") == "#L99999"
 
 
 @pytest.mark.parametrize("address, marked", [("#l4", (4, 4)), ("#L6-L4", (4, 6)), ("#L4-6", (4, 6)), ("#l4-l6", (4, 6))])
@@ -593,7 +596,7 @@ def test_a_line_address_is_read_tolerantly_and_written_back_plainly(visit, base_
     url, _ = source_page(built, base_url)
     page = visit(url + address).page
     first, last = marked
-    assert page.locator(".series-script__line").evaluate_all("els => els.map(e => e.id)") == \
+    assert page.locator(".series-src__marked").evaluate_all("els => els.map(e => e.id)") == \
         [f"L{n}" for n in range(first, last + 1)]
     assert page.evaluate("location.hash") == (f"#L{first}" if first == last else f"#L{first}-L{last}")
     assert page.locator(f"[id='L{first}']").evaluate("e => e.getBoundingClientRect().top >= 0 "
@@ -856,7 +859,7 @@ def test_a_traced_graph_is_whole_in_both_schemes_and_each_node_leads_to_its_regi
     for label, href in nodes:
         first, last = map(int, re.fullmatch(r".*/#L(\d+)(?:-L(\d+))?", href).groups(default="0"))
         page.goto(urljoin(base_url + post, href), wait_until="networkidle")
-        marked = page.locator(".series-script__line")
+        marked = page.locator(".series-src__marked")
         assert marked.evaluate_all("els => els.map(e => e.id)") == [f"L{n}" for n in range(first, max(first, last) + 1)]
         assert re.match(r"\s*defvjp\w*\(", marked.first.text_content()), (label, href)
         assert marked.first.evaluate("e => e.getBoundingClientRect().top >= 0"), href

@@ -57,10 +57,6 @@ def test_a_problem_box(golden):
     golden("problem-box.md", render.problem_box(problem, SEAL))
 
 
-def test_a_script_page(golden):
-    golden("script-page.md", addresses.script_page(CODE))
-
-
 def test_the_overview_tables_and_texts(golden):
     model = series_model([post(6, "NumPy <Primitive> & VJP", "six"), post(13, "自定义 | Primitive [二]", "thirteen")],
                          SERIES.announced)

@@ -451,7 +451,7 @@ def test_a_file_with_a_lone_carriage_return_keeps_its_lines_on_its_page_and_link
     files = {"pkg/__init__.py": b"", "pkg/core.py": TWO.encode(), "pkg/user.py": LONE_CR.encode()}
     index = cross_references(files, tmp_path)
     assert index.references["pkg/user.py"]  # the index has links for the file, on Python's lines
-    html = LexborHTMLParser(str(sourcepages.code_html("pkg/user.py", LONE_CR, index, [], [], lambda p, n: p)))
+    html = LexborHTMLParser(str(sourcepages.code_html(LONE_CR, index.references["pkg/user.py"], [], [], lambda p, n: p)))
     assert [e.text() for e in html.css(".series-src__chunk > span")] == [line + "\n" for line in
                                                                  LONE_CR.replace("\r", "\u240d").split("\n")[:-1]]
     assert html.css("a.series-xref") == []
@@ -662,12 +662,28 @@ def test_an_experiment_card_and_its_scripts_page_link_the_packages_names_to_thei
         ("primitive", "../../source/pkg/core.py/#L6"), ("Box", "../../source/pkg/core.py/#L11"),
         ("user", "../../source/pkg/user.py/"), ("check", "../../source/pkg/user.py/#L4")]
     script = page(out, "experiments/use")
+    # As on a source page: each module of a dotted import too (`from pkg.core import`).
     assert [(a.text(), a.attributes["href"], a.attributes["data-tip"]) for a in script.css("pre a.series-xref")] == [
+        ("pkg", "../../source/pkg/__init__.py/", "module pkg"), ("core", "../../source/pkg/core.py/", "module core"),
         ("primitive", "../../source/pkg/core.py/#L6", "def primitive(f): — Wraps f."),
         ("Box", "../../source/pkg/core.py/#L11", "class Box:"), ("pkg", "../../source/pkg/__init__.py/", "module pkg"),
         ("user", "../../source/pkg/user.py/", "module user"), ("primitive", "../../source/pkg/core.py/#L6", "def primitive(f): — Wraps f."),
         ("Box", "../../source/pkg/core.py/#L11", "class Box:"), ("user", "../../source/pkg/user.py/", "module user"),
         ("check", "../../source/pkg/user.py/#L4", "def check(x):")]
+
+
+def test_a_scripts_page_marks_the_lines_an_experiment_card_quotes_where_the_card_leads(tmp_path):
+    """As a source page marks the lines a post quotes: an anchor the card's link reaches without a script, the
+    lines marked, and the post's section beside the first."""
+    package = {"__init__.py": "", "core.py": CORE, "user.py": USER}
+    out = built_with_package(tmp_path, package, WITH_EXPERIMENT, _script=("experiments/use.py", USING))
+    card = page(out, "posts/p").css_first(".proof-card--experiment")
+    assert [a.attributes["href"] for a in card.css("dd a")] == ["../../experiments/use/#L5-L5"]
+    script = page(out, "experiments/use")
+    assert [span.attributes["id"] for span in script.css('[id="L5-L5"], .series-src__quoted')] == ["L5", "L5-L5"]
+    section = next(h for h in page(out, "posts/p").css("h2") if h.text().strip().rstrip("¶").strip() == "实验")
+    assert [(a.text(), a.attributes["href"]) for a in script.css("a.series-src__note")] == [
+        ("第一篇 · 实验", f"../../posts/p/#{section.attributes['id']}")]
 
 
 ODD_TEXT = 'def odd():\n    s = "a\tb &amp; </div></pre> <x> \'q\'"\n    return s\n'

@@ -62,6 +62,7 @@ class SiteBuild:
         self.outputs: dict[str, str] = {}  # script -> its output, verified by a post's [OUTPUT] block (for its page)
         self.runs: dict[str, records.ScriptRuns] = {}  # script -> the records its blocks' stamps link to
         self.quoted = []  # QuotedRange of every verified REAL SOURCE card at the baseline, with its post's section
+        self.tried = []  # QuotedRange of every verified EXPERIMENT card's lines of its script, with its post's section
         self.rendered: list[published.Rendered] = []  # each post's page as written: what its published page must show
         self.category_index: str | None = None  # the overview's URL, when it lists the categories
         self.urls: dict[str, str] = {}  # src_uri -> the page's URL
@@ -217,10 +218,6 @@ class SiteBuild:
     def page_content(self, src_uri: str, html: str, page_url: str, href) -> str:
         """A post's rendered HTML once the guard has read it: its problems in its place where it fails, else its
         cards' names linked to their definitions and the seal removed."""
-        sources = self.site.sources
-        if src_uri in self.site.script_pages and sources is not None:  # its names of the package, linked
-            path = self.site.script_pages[src_uri]["path"]
-            return sourcepages.link_script_page(html, path, self.site.scripts[path], sources, source_line(href))
         if src_uri not in self.proved:  # a page without blocks (the build's, the guide): written as a browser reads it
             return pagetree.written(pagetree.read(html))
         parsed, proved = self.proved[src_uri]
@@ -233,7 +230,12 @@ class SiteBuild:
         tree = pagetree.read(html)
         entry = self.series.post_at(src_uri)
         if entry and sources is not None:  # where the source pages say this post quotes their lines
-            self.quoted += generated.quoted_ranges(entry, proved.quoted, sourcepages.card_sections(tree), baseline, sources)
+            self.quoted += generated.quoted_ranges(entry, proved.quoted,
+                                                   sourcepages.card_sections(tree, BlockKind.SOURCE), baseline, sources)
+        if entry:  # and the script pages, the lines of theirs that its EXPERIMENT cards quote
+            self.tried += [sourcepages.QuotedRange(script, excerpt.first, excerpt.last, entry.name, entry.url, *section)
+                           for (script, excerpt), section in zip(proved.tried,
+                                                                 sourcepages.card_sections(tree, BlockKind.EXPERIMENT))]
         render.copied_lines(tree, seal, [(BlockKind.SOURCE.css, excerpt) for _, excerpt in proved.quoted]
                             + [(BlockKind.EXPERIMENT.css, excerpt) for _, excerpt in proved.tried])
         if sources is not None:  # the links are the engine's, from the index
@@ -309,7 +311,7 @@ class SiteBuild:
         return tuple(Markup(TEMPLATES.get_template(name).render(**values)) for name in POST_TEMPLATES)
 
     def generated_page(self, src_uri: str, href) -> tuple[Markup, Markup] | None:
-        """What a page the build adds shows around its Markdown (a script's code; nothing, for the others), as
+        """What a page the build adds shows around its Markdown (all of it: their Markdown is empty), as
         (HTML above, HTML below), from the engine's values: the same under every host, which wraps it in its
         theme. None for the author's pages. They render after the posts, so `quoted` is whole."""
         site, baseline, line = self.site, self.engine.series.baseline, source_line(href)
@@ -326,7 +328,10 @@ class SiteBuild:
         if src_uri in site.script_pages:
             script = site.script_pages[src_uri]
             runs = self.runs.get(script["path"], records.ScriptRuns())
-            values = {"script": {**script, "download": href(script["path"]), "output": self.outputs.get(script["path"]),
+            code = sourcepages.script_code(script["path"], site.scripts[script["path"]], site.sources, self.tried, line,
+                                           href)
+            values = {"script": {**script, "code": code, "download": href(script["path"]),
+                                 "output": self.outputs.get(script["path"]),
                                  "posts": [(label, href(url)) for label, url in script["posts"]],
                                  "matrix": self._matrix_table(script["path"]),
                                  "runs": [(record, [(stamped, href(stamped.url)) for stamped in runs.stamped[anchor]])
@@ -379,7 +384,7 @@ class SiteBuild:
         """Forget what rendering the pages recorded (a host that renders them twice, Zensical's adapter, whose first
         rendering wrote the source pages' quoted lines): the build's problems become `problems` again."""
         self.problems, self.warnings, self.rendered = list(problems), [], []
-        self.quoted, self.mentioned, self._rendering = [], [], (0, time.monotonic())
+        self.quoted, self.tried, self.mentioned, self._rendering = [], [], [], (0, time.monotonic())
 
     def _rendered(self) -> None:
         """Say how far the source pages are, every PROGRESS_EVERY seconds: a first build highlights and links

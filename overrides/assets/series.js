@@ -24,24 +24,21 @@ document$.subscribe(() => {
 
 // Source pages and script pages, as on GitHub: a click on a line's number links the line (#L<n>); a shift-click
 // links the lines from the one linked before (#L<a>-L<b>); the control under the marked lines copies the
-// address. Addresses are read tolerantly: #l12, #L20-L12 and #L12-20 mark L12 to L20. (A source page's lines
-// have the ids L<n>, and each quoted range an element with the id L<a>-L<b>: those addresses scroll without script.)
+// address. Addresses are read tolerantly: #l12, #L20-L12 and #L12-20 mark L12 to L20. (The lines have the ids
+// L<n>, and each range a post quotes an element with the id L<a>-L<b>: those addresses scroll without script.)
 const LINES = /^#l(\d+)(?:-l?(\d+))?$/i;
-function lineId(n) {
-  return document.querySelector(".series-src") ? `L${n}` : `__span-0-${n}`;
-}
 function markedRange() {
   const lines = location.hash.match(LINES);
   if (!lines) return null;
-  const count = document.querySelectorAll(".series-src__chunk > span, [id^='__span-0-']").length;  // no more lines than it has
+  const count = document.querySelectorAll(".series-src__chunk > span").length;  // no more lines than it has
   const [a, b] = [Number(lines[1]), Number(lines[2] || lines[1])];
   if (Math.min(a, b) < 1 || Math.min(a, b) > count) return null;  // no such line
   return [Math.min(a, b), Math.min(Math.max(a, b), count)];
 }
 let permalink = null;  // the copy control, made once a page
 function markLines({scroll = true} = {}) {
-  if (!document.querySelector(".series-script, .series-src")) return;
-  for (const marked of document.querySelectorAll(".series-script__line")) marked.classList.remove("series-script__line");
+  if (!document.querySelector(".series-src")) return;
+  for (const marked of document.querySelectorAll(".series-src__marked")) marked.classList.remove("series-src__marked");
   permalink?.remove();
   const range = markedRange();
   if (!range) return;
@@ -50,8 +47,8 @@ function markLines({scroll = true} = {}) {
   if (location.hash !== canonical && !document.getElementById(location.hash.slice(1))) {
     history.replaceState(history.state, "", canonical);
   }
-  for (let n = first; n <= last; n++) document.getElementById(lineId(n))?.classList.add("series-script__line");
-  const start = document.getElementById(lineId(first)), end = document.getElementById(lineId(last));
+  for (let n = first; n <= last; n++) document.getElementById(`L${n}`)?.classList.add("series-src__marked");
+  const start = document.getElementById(`L${first}`), end = document.getElementById(`L${last}`);
   if (!start || !end) return;
   permalink ??= Object.assign(document.createElement("button"), {type: "button", className: "series-permalink"});
   permalink.textContent = "复制链接";
@@ -60,10 +57,7 @@ function markLines({scroll = true} = {}) {
     await navigator.clipboard.writeText(location.href);
     permalink.textContent = "已复制";
   };
-  // A row of its own under the marked lines: it hides no code. On a script page it follows the last line, whose
-  // wrap marks (↪, drawn down the whole line) would otherwise run on beside it.
-  if (document.querySelector(".series-src")) end.append(permalink);
-  else end.after(permalink);
+  end.append(permalink);  // a row of its own under the marked lines (series.css): it hides no code
   if (scroll) scrollToLine(start);
 }
 // The first marked line a line's height below the header, so the range reads from the top of the screen.

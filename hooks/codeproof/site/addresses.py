@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import shlex
 
-from codeproof.common.fences import fence
 from codeproof.experiments.resources import ARCHIVE_URL
 
 SOURCE_ROOT = "source"  # source/autograd/core.py/ is the page of upstream's autograd/core.py at the pin
@@ -51,12 +50,6 @@ def script_page_src(script: str) -> str:
 def script_page_url(script: str) -> str:
     """Its site URL (directory URLs): experiments/x.py -> experiments/x/."""
     return script[: -len(".py")] + "/"
-
-
-def script_page(text: str) -> str:
-    """Markdown of the page that shows one script whole, with its line numbers. Its name, download link and
-    command are the engine's template's (templates/script_head.html), given as values, not written into Markdown."""
-    return fence(text.rstrip("\n"), "python", 'linenums="1"') + "\n"
 
 
 def script_command(script: str) -> str:

@@ -81,7 +81,7 @@ def generated_site(engine, model: SeriesModel, parsed: dict[str, ParsedPost], pu
             "path": resource.path, "name": resource.path.rsplit("/", 1)[-1],
             "command": addresses.script_command(resource.path),
             "posts": [(post.label, post.url) for post in posts_using(model, parsed, resource.path)]}
-        site.files.append(Generated(src, addresses.script_page(resource.data.decode("utf-8")), in_nav=False))
+        site.files.append(Generated(src, "", in_nav=False))  # the engine's HTML: build.generated_page
     site.archive = resources.build_archive(engine.series.root, engine.series.name, published)
     site.files.append(Generated(resources.ARCHIVE_URL, site.archive.data))
     site.files.append(Generated(records.RECORDS_URL, b""))  # the runs' records: written once the posts are proved

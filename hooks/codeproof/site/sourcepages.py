@@ -19,7 +19,6 @@ from markupsafe import Markup
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
-from codeproof.common import pagetree
 from codeproof.common.pagetree import Tree
 from codeproof.series.config import Series, in_ci
 from codeproof.site.namelinks import NAME_CLASSES, NameLinks, link_names
@@ -27,7 +26,7 @@ from codeproof.site.render import sealed_cards
 from codeproof.site.addresses import SOURCE_ROOT, source_raw_src
 from codeproof.common.signing import read_signed, secret_or_none, write_signed
 from codeproof.quotes.sources import SourceStore
-from codeproof.common.kinds.registry import BlockKind
+from codeproof.common.kinds.registry import CARD_CLASSES, BlockKind
 from codeproof.common.structure import LONE_CR, Excerpt, FileRef, ParsedPost
 from codeproof.site.xref import MODULE, Reference, XrefIndex, source_references
 
@@ -73,11 +72,12 @@ MAP_URL = f"{SOURCE_ROOT}/"
 RENDERING = 8  # of code_html: a change of its output changes this, so no page is taken from an older cache
 
 
-def code_html(path: str, text: str, index: XrefIndex, ranges: list[QuotedRange], notes: list[Note], link,
+def code_html(text: str, references: list[Reference], ranges: list[QuotedRange], notes: list[Note], link,
               plain: bool = False) -> Markup:
-    """The file as HTML lines, every text escaped. `link(path, line)` is the address of a line of a source page
-    from this one. `plain`: the lines as text, not lexed (a file over the size the site highlights)."""
-    links = NameLinks(index.references.get(path, []), link)
+    """A whole file (a source page's, a script page's) as HTML lines, every text escaped, its `references` to the
+    package linked. `link(path, line)` is the address of a line of a source page from this one. `plain`: the
+    lines as text, not lexed (a file over the size the site highlights)."""
+    links = NameLinks(references, link)
     if LONE_CR.search(text):  # Python (so the index) and Pygments break lines there; the file's lines do not
         links, text = NameLinks([], link), LONE_CR.sub("\u240d", text)  # shown as ␍, on its line
     starts: dict[int, set[str]] = {}
@@ -257,21 +257,30 @@ def link_experiment_cards(tree: Tree, seal: str, tried: list[tuple[str, Excerpt]
             link_names(code, scripts[path], excerpt.first, links)
 
 
-def link_script_page(html: str, path: str, text: str, site: SourceSite, link) -> str:
-    """A script's page with the package's names in its code linked (its one code block, from line 1)."""
-    tree, links = pagetree.read(html), NameLinks(site.scripts.get(path, []), link)
-    code = tree.css_first("pre")
-    if code is None or not links:
-        return html
-    link_names(code, text, 1, links)
-    return pagetree.written(tree)
+def script_code(path: str, text: str, site: SourceSite | None, tried: list[QuotedRange], link, page_link) -> Markup:
+    """A script page's code: its lines as a source page's are (code_html), each range an EXPERIMENT card quotes
+    (`tried`) marked with its post beside it and an anchor (#L<a>-L<b>, where the card leads), its names of the
+    package linked where the series publishes the package's source pages."""
+    ranges = [q for q in tried if q.path == path]
+    notes = list(dict.fromkeys(Note(q.first, _label(q), _section_url(q, page_link)) for q in ranges))
+    return code_html(text, site.scripts.get(path, []) if site is not None else [], ranges, notes, link)
 
 
-def card_sections(tree: Tree) -> list[tuple[str, str]]:
-    """(heading id, heading text) of the section (h2 or h3) of each REAL SOURCE card in a rendered post, in
-    order; a heading's permalink (¶) is no part of its title."""
+def _label(q: QuotedRange | MentionedAt) -> str:
+    """A post's range as a page beside the code names it: the post and its section."""
+    return f"{q.post} · {q.section}" if q.section else q.post
+
+
+def _section_url(q: QuotedRange | MentionedAt, page_link) -> str:
+    """The address of the post's section that quotes or cites `q`."""
+    return page_link(q.url) + (f"#{q.anchor}" if q.anchor else "")
+
+
+def card_sections(tree: Tree, kind: BlockKind) -> list[tuple[str, str]]:
+    """(heading id, heading text) of the section (h2 or h3) of each card of `kind` in a rendered post, in order;
+    a heading's permalink (¶) is no part of its title."""
     current, cards = ("", ""), []
-    for node in tree.css("h2, h3, div.proof-card--source"):  # in document order
+    for node in tree.css(f"h2, h3, div.{CARD_CLASSES[kind]}"):  # in document order
         if node.tag == "div":
             cards.append(current)
         elif node.attributes.get("id"):
@@ -288,13 +297,10 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
     ranges = [q for q in quoted if q.path == path]
     plain = too_long(site.files[path], site.max_lines)
 
-    def section(q: QuotedRange | MentionedAt) -> str:  # the address of the post's section that quotes or cites q
-        return page_link(q.url) + (f"#{q.anchor}" if q.anchor else "")
+    def section(q: QuotedRange | MentionedAt) -> str:
+        return _section_url(q, page_link)
 
-    def label(q: QuotedRange | MentionedAt) -> str:
-        return f"{q.post} · {q.section}" if q.section else q.post
-
-    notes = [Note(q.first, f"{q.post} · {q.section}" if q.section else q.post, section(q)) for q in ranges]
+    notes = [Note(q.first, _label(q), section(q)) for q in ranges]
     for (where, line), users in site.used_definitions(quoted).items():
         if where == path:
             notes += [Note(line, f"被引用于 {q.post} · {q.section}" if q.section else f"被引用于 {q.post}", section(q))
@@ -303,9 +309,9 @@ def page_values(path: str, site: SourceSite, quoted: list[QuotedRange], baseline
     outline = [{"name": d.name, "first": d.first,
                 "uses": [(f"{where}:{line}" if where != path else f"L{line}", link(where, line), count)
                          for where, line, count in site.uses().get((path, d.first), [])],
-                "posts": list(dict.fromkeys((label(q), section(q)) for q in quoting.get((path, d.first), [])
+                "posts": list(dict.fromkeys((_label(q), section(q)) for q in quoting.get((path, d.first), [])
                                             + [q for q in ranges if q.first <= d.first <= q.last])),
-                "mentions": list(dict.fromkeys((label(m), section(m)) for m in mentioned
+                "mentions": list(dict.fromkeys((_label(m), section(m)) for m in mentioned
                                                if m.path == path and d.first <= m.line <= d.last))}
                for d in site.index.definitions.get(path, [])]
     return {
@@ -335,7 +341,7 @@ def _cached_code(path, text, index, ranges, notes, link, cache_dir: Path, plain:
             return _keep((cache_dir, key), Markup(data.decode("utf-8")))
         except UnicodeDecodeError:
             pass  # a damaged cache is made again
-    code = _keep((cache_dir, key), code_html(path, text, index, ranges, notes, link, plain))
+    code = _keep((cache_dir, key), code_html(text, index.references.get(path, []), ranges, notes, link, plain))
     write_signed(kept, secret, str(code).encode("utf-8"))
     return code
 
