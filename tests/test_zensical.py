@@ -5,6 +5,7 @@ shows a stale card."""
 
 from __future__ import annotations
 
+import http.client
 import shutil
 import subprocess
 import sys
@@ -154,6 +155,39 @@ def test_a_staged_preview_shows_each_problem_on_its_page_and_the_cards_again_onc
         server.wait(timeout=10)
     assert "Traceback" not in server.stderr.read()
     assert not (site.root / ".codeproof-preview-site").exists()  # its builds end with it
+
+
+def test_a_staged_preview_answers_any_address_without_a_traceback_and_a_second_server_leaves_it_be(site):
+    """An address no file can have is not found; a page's folder without its slash is redirected to it (its links
+    are relative); HEAD answers as GET does; a second server on the same address says so and touches nothing."""
+    without_the_cards(site)
+    port = free_port()
+    server = host(site, "serve", "-a", f"127.0.0.1:{port}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for(f"http://127.0.0.1:{port}/posts/p/", server, lambda page: page.count('<div class="proof-card ') == 3)
+        answers = {}
+        for method, path in [("GET", "/%00"), ("GET", "/" + "a/" * 3000), ("GET", "/posts/p"), ("HEAD", "/posts/p/")]:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection.request(method, path)
+            response = connection.getresponse()
+            answers[method, path if len(path) < 20 else "a long path"] = (response.status, response.getheader("Location"),
+                                                                          bool(response.read()))
+            connection.close()
+        assert answers == {("GET", "/%00"): (404, None, True), ("GET", "a long path"): (404, None, True),
+                           ("GET", "/posts/p"): (301, "/posts/p/", False), ("HEAD", "/posts/p/"): (200, None, False)}
+        second = host(site, "serve", "-a", f"127.0.0.1:{port}")
+        assert (second.returncode, second.stderr) == (2, f"error: cannot serve at 127.0.0.1:{port}: Address already "
+                                                         "in use\n  hint: give another address with -a host:port\n")
+        assert fetched_page(f"http://127.0.0.1:{port}/posts/p/").count('<div class="proof-card ') == 3
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert "Traceback" not in server.stderr.read()
+
+
+def fetched_page(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode("utf-8")
 
 
 def test_a_title_zensical_prints_is_escaped_once(site):

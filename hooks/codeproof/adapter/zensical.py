@@ -310,15 +310,25 @@ def _serve_problem(host: str, port: int, config_file: Path, said: str) -> None:
 def _serve_staged(config_file: Path, address: str | None) -> int:
     """The preview of a site the adapter stages (its configuration does not load the cards: the MkDocs hook's
     site): the whole build (`_staged_build`, each problem shown on its page) into a folder of its own
-    (PREVIEW_BUILDS, not to commit: a new one each build, the one served meanwhile kept whole), served; built again whenever docs/ or what the proofs read changes. Each page asks every second
-    which build it is, and reloads when a newer one is served. While a build cannot be made (a page Zensical
-    cannot read, the configuration), every address shows why instead of an older build."""
+    (PREVIEW_BUILDS, not to commit: a new one each build, the one served meanwhile kept whole), served; built
+    again whenever docs/ or what the proofs read changes. Each page asks every second which build it is, and
+    reloads when a newer one is served. While a build cannot be made (a page Zensical cannot read, the
+    configuration), every address shows why instead of an older build."""
     host, _, port = (address or "localhost:8000").rpartition(":")
     builds = config_file.parent / PREVIEW_BUILDS
-    shutil.rmtree(builds, ignore_errors=True)  # what a server ended otherwise left (site_settings: no link)
-    builds.mkdir()
+    if builds.exists() and not builds.is_dir():  # (a link is site_settings' to refuse)
+        print(f"error: {builds} is a file, where serve keeps its builds\n  hint: delete it: serve makes the folder",
+              file=sys.stderr)
+        return 2
     served = _Preview(builds / "0")
-    server = http.server.ThreadingHTTPServer((host, int(port)), served.handler())
+    try:
+        server = http.server.ThreadingHTTPServer((host, int(port)), served.handler())
+    except (OSError, ValueError) as error:  # a port taken, or no port
+        print(f"error: cannot serve at {host}:{port}: {getattr(error, 'strerror', None) or error}\n  hint: give "
+              "another address with -a host:port", file=sys.stderr)
+        return 2
+    shutil.rmtree(builds, ignore_errors=True)  # what a server ended otherwise left
+    builds.mkdir()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     seen = None
@@ -391,6 +401,14 @@ class _Preview:
                 super().__init__(*args, directory=str(preview.folder), **kwargs)
 
             def do_GET(self):  # noqa: N802 (http.server's name)
+                try:
+                    self._answer()
+                except (OSError, ValueError):  # a path no file can have (a NUL, a name too long): none is there
+                    self.send_error(404)
+
+            do_HEAD = do_GET  # noqa: N815 (http.server's name): the same answer, without its body (_send)
+
+            def _answer(self):
                 if self.path == preview.VERSION:
                     return self._send(200, "text/plain", str(preview.build).encode())
                 if preview.problem is not None:
@@ -398,11 +416,17 @@ class _Preview:
                         '<!doctype html><html lang="en"><meta charset="utf-8"><title>codeproof: the site cannot '
                         f'be built</title><div class="proof-error"><pre>{escape(preview.problem)}</pre></div>'
                         f"</html>{preview.reloader()}").encode())
-                path = Path(self.translate_path(self.path.split("?", 1)[0]))
+                address = self.path.split("?", 1)[0].split("#", 1)[0]
+                path = Path(self.translate_path(address))
+                if path.is_dir() and not address.endswith("/"):  # as a static host: a page's links are relative
+                    self.send_response(301)
+                    self.send_header("Location", address + "/")
+                    self.send_header("Content-Length", "0")
+                    return self.end_headers()
                 page = path / "index.html" if path.is_dir() else path
                 if page.suffix == ".html" and page.is_file():
                     return self._send(200, "text/html; charset=utf-8", page.read_bytes() + preview.reloader().encode())
-                return super().do_GET()
+                return super().do_HEAD() if self.command == "HEAD" else super().do_GET()
 
             def _send(self, status: int, kind: str, body: bytes):
                 self.send_response(status)
@@ -410,7 +434,8 @@ class _Preview:
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", "no-store")
                 self.end_headers()
-                self.wfile.write(body)
+                if self.command != "HEAD":
+                    self.wfile.write(body)
 
             def log_message(self, *args):  # the builds are what the log says
                 pass
