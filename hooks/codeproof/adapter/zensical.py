@@ -355,9 +355,14 @@ def _preview_inputs(config_file: Path) -> tuple:
         docs = load_site(config_file).docs_dir
     except CodeproofError:  # the configuration, being edited: built again once it reads
         return (cards.inputs_digest(config_file),)
-    files = sorted((p.relative_to(docs).as_posix(), p.stat().st_size, p.stat().st_mtime_ns)
-                   for p in docs.rglob("*") if p.is_file())
+    files = sorted((p.relative_to(docs).as_posix(), *_size_and_time(p)) for p in docs.rglob("*") if p.is_file())
     return cards.inputs_digest(config_file), tuple(files)
+
+
+def _size_and_time(path: Path) -> tuple[int, int]:
+    """A file's size and time of change, from one stat."""
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
 
 
 def _preview_build(config_file: Path, preview: Path) -> tuple[str, bool]:
