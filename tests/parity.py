@@ -1,8 +1,9 @@
 """Two builds of one site compared page by page, as readers reach them (issue 55): MkDocs' and Zensical's. Each
 page's cards (their words), each link a card or a citation holds (the file and line it reaches), every page the
 build adds (a source page, the package map, a script's page: its words and its lines' anchors), and every file it
-adds beside them (the experiments' archive, the scripts, the package's raw files), byte for byte; and a post's
-header and the series' navigation, with their links."""
+adds beside them (the experiments' archive, the scripts, the package's raw files), byte for byte; a post's
+header and the series' navigation, with their links; what the search index holds of the package, and what the
+feeds say of each post."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from defusedxml import ElementTree
 from selectolax.lexbor import LexborHTMLParser
 
+from codeproof.adapter import feeds, search
 from codeproof.common import pagetree
 
 ADDED = ("source", "experiments", "downloads", "robots.txt")  # what the build adds to a site: folders, and a file
@@ -79,6 +82,36 @@ def pages(site: Path) -> list[str]:
     return sorted("" if folder == "." else folder + "/" for folder in folders)
 
 
+def package_in_search(site: Path) -> list[tuple]:
+    """The search index's entries of the package's pages, whichever host's index the site holds: (location,
+    title, text), in order."""
+    for name, key in ((search.INDEX, "docs"), (search.ZENSICAL_INDEX, "items")):
+        if (site / name).is_file():
+            entries = json.loads((site / name).read_text(encoding="utf-8"))[key]
+            return [(e["location"], e["title"], e["text"]) for e in entries if e["location"].startswith("source/")]
+    return []
+
+
+RSS_SAID = ("title", "link", "description", "pubDate", "guid")
+JSON_SAID = ("title", "url", "content_html", "image", "authors", "tags")
+
+
+def feeds_say(site: Path) -> dict:
+    """What each feed says of the series and of each post (what a feed reader shows): a JSON feed's items as
+    JSON_SAID, an RSS feed's channel image and items as RSS_SAID with their categories."""
+    said = {}
+    for name in feeds.JSON_FEEDS:
+        items = json.loads((site / name).read_text(encoding="utf-8"))["items"] if (site / name).is_file() else []
+        said[name] = [{key: item.get(key) for key in JSON_SAID} for item in items]
+    for name in feeds.RSS_FEEDS:
+        channel = ElementTree.fromstring((site / name).read_bytes()).find("channel") if (site / name).is_file() else None
+        said[name] = None if channel is None else {
+            "image": channel.findtext("image/url"),
+            "items": [{**{key: item.findtext(key) for key in RSS_SAID},
+                       "categories": [c.text for c in item.findall("category")]} for item in channel.iter("item")]}
+    return said
+
+
 def differences(mkdocs_site: Path, zensical_site: Path, urls: list[str]) -> list[str]:
     """How the pages at `urls` and the files the build adds differ between the two builds ([] for none)."""
     found = []
@@ -89,6 +122,11 @@ def differences(mkdocs_site: Path, zensical_site: Path, urls: list[str]) -> list
         mkdocs, zensical = shown(mkdocs_site, url), shown(zensical_site, url)
         found += [f"{url or '/'}: {what} differ: {mkdocs[what]!r} against {zensical[what]!r}"
                   for what in mkdocs if mkdocs[what] != zensical[what]]
+    for what, reading in (("the search index's entries of the package", package_in_search),
+                          ("the feeds", feeds_say)):
+        said = [reading(site) for site in (mkdocs_site, zensical_site)]
+        if said[0] != said[1]:
+            found.append(f"{what} differ: {said[0]!r} against {said[1]!r}")
     stamps = [stamps_recorded(site) for site in (mkdocs_site, zensical_site)]
     if stamps[0] != stamps[1]:
         found.append(f"{RECORDS}: the stamps its records list differ: {stamps[0]!r} against {stamps[1]!r}")

@@ -87,3 +87,24 @@ def search_results(page, base_url: str, query: str) -> list[str]:
     page.wait_for_selector(f'.md-search-result__list[data-phrase-first="{query.lower()}"]', timeout=SEARCH_WAIT)
     links = page.locator(".md-search-result__item > a").evaluate_all("els => els.map(e => e.href)")
     return [re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links]
+
+
+# Zensical's search: a dialog in a shadow root, which Playwright's CSS locators enter; each result's link carries
+# the query it was listed for (`?h=`), so the listing is read once it answers the query typed, not an earlier one.
+ZENSICAL_RESULTS = """query => {
+  const list = [...document.querySelectorAll('body *')].map(e => e.shadowRoot?.querySelector('ol[role=listbox]'))
+    .find(Boolean);
+  const links = list ? [...list.querySelectorAll('li a')].map(a => a.href) : [];
+  return links.length && links.every(href => new URL(href).searchParams.get('h') === query) ? links : null;
+}"""
+
+
+def zensical_search_results(page, base_url: str, query: str) -> list[str]:
+    """The results a search for `query` lists in the Zensical site's search (opened once, by its shortcut), in
+    order: each as the page and section it leads to (`source/pkg/mod.py/#L9`)."""
+    if not page.url.startswith(base_url):
+        page.goto(base_url, wait_until="load")
+        page.keyboard.press("/")
+    page.locator("dialog input[role=combobox]").fill(query)
+    links = page.wait_for_function(ZENSICAL_RESULTS, arg=query, timeout=SEARCH_WAIT).json_value()
+    return [re.sub(r"\?[^#]*", "", link.removeprefix(base_url)) for link in links]

@@ -353,6 +353,7 @@ def test_the_fixture_site_under_zensical_shows_what_it_shows_under_mkdocs_page_b
     assert done.returncode == 0, done.stderr
     urls = parity.pages(tmp_path / "mkdocs-site")
     assert {"", "posts/p/", "source/", "source/pkg/mod.py/", "experiments/show/"} <= set(urls)
+    assert parity.package_in_search(tmp_path / "mkdocs-site")  # the comparison reads entries
     assert parity.differences(tmp_path / "mkdocs-site", site.root / "site", urls) == []
 
 

@@ -3,11 +3,17 @@ in both colour schemes at 1280 and 375 px, no code hidden sideways on a phone, n
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from site_server import AXE, accessibility_sweep, pages, serve, site_prefix
+from codeproof.adapter import search
+from search_expectations import headings, title_words, zensical_search_results
+from codeproof.series.config import load_series
+from site_server import AXE, ROOT, accessibility_sweep, pages, serve, site_prefix
+
+POSTS = sorted((ROOT / "docs" / "posts").glob("*.md"))  # every post, by its file
 
 pytestmark = pytest.mark.browser
 
@@ -40,3 +46,35 @@ def test_no_kind_of_page_of_the_zensical_site_has_a_serious_accessibility_violat
     assert {path: shown for path, shown in faces.items() if shown} == {}
     assert {key: v for key, v in found.items() if v} == {}
     assert {path: blocks for path, blocks in hidden.items() if blocks} == {}
+
+
+def test_a_reader_finds_a_definition_of_the_package_by_its_name_in_the_zensical_sites_search(
+        browser, built_zensical, zensical_url):
+    """The engine adds the package's definitions to Zensical's index as to Material's: a name only one definition
+    has lists that definition's line first."""
+    entries = json.loads((built_zensical / search.ZENSICAL_INDEX).read_text(encoding="utf-8"))["items"]
+    titles = [entry["title"] for entry in entries]
+    definitions = [entry for entry in entries if entry["location"].startswith("source/") and "#L" in entry["location"]
+                   and titles.count(entry["title"]) == 1]
+    assert definitions, "the index holds no definition of the package"
+    page = browser.new_page()
+    try:
+        for entry in definitions[:: max(1, len(definitions) // 5)][:5]:  # five, spread over the package
+            assert zensical_search_results(page, zensical_url, entry["title"])[0] == entry["location"]
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("post", POSTS, ids=lambda post: post.stem)
+def test_each_posts_title_and_headings_list_it_in_the_zensical_sites_search(browser, built_zensical, zensical_url, post):
+    """Zensical's search segments Chinese in the browser (Intl.Segmenter, no jieba dictionary): a post's title
+    words and each of its headings list it, as under Material (tests/test_browser.py)."""
+    url, series = f"posts/{post.stem}/", load_series(ROOT / "mkdocs.yml").name
+    page = browser.new_page()
+    try:
+        queries = [title_words(post, series), *headings(built_zensical, url)]
+        missing = [query for query in queries
+                   if url not in {link.split("#")[0] for link in zensical_search_results(page, zensical_url, query)}]
+    finally:
+        page.close()
+    assert len(queries) > 1 and missing == []

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 from html import escape
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from defusedxml import ElementTree
 
 from codeproof.common.filesystem import write_atomically
 
+PREVIEW_IMAGE = "assets/og.png"  # what a shared link shows (overrides/assets/), also the feeds' image
 JSON_FEEDS = ("feed_json_created.json", "feed_json_updated.json")  # the feed plugin's names (mkdocs-rss-plugin)
 
 
@@ -49,6 +50,12 @@ def _address(link: str, site_dir: Path) -> str:
         if (site_dir / tail / "index.html").is_file() or (site_dir / tail).is_file():
             return tail
     return path
+
+
+def feed_image(site_url: str | None) -> str:
+    """The feeds' image where the feed plugin's settings name none (it would print <url>None</url>), under
+    either host: the series' preview image."""
+    return urljoin(site_url or "", PREVIEW_IMAGE)
 
 
 def complete_json_feed(feed: dict) -> dict:

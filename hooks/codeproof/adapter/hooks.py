@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from urllib.parse import quote, urljoin
+from urllib.parse import quote
 
 import click
 import jinja2
@@ -28,7 +28,6 @@ from codeproof.site.tables import TableCells
 
 THEME = Path(__file__).parent / "theme"  # the theme templates of the pages the build adds
 MATRIX_ENV = "CODEPROOF_MATRIX"  # "1": a build runs the experiments in the series' matrix too (./dev.sh build --matrix)
-PREVIEW_IMAGE = "assets/og.png"  # what a shared link shows (overrides/assets/), also the feeds' image
 
 
 class CompiledTemplates(jinja2.BytecodeCache):
@@ -100,8 +99,8 @@ class SeriesHooks:
             config.theme.dirs.append(str(THEME))
         config.markdown_extensions.append(TableCells())  # tables that read on a phone
         feed_plugin = config.plugins.get("rss")
-        if feed_plugin is not None and not feed_plugin.config.image:  # it would print <url>None</url>
-            feed_plugin.config.image = urljoin(config.site_url or "", PREVIEW_IMAGE)
+        if feed_plugin is not None and not feed_plugin.config.image:
+            feed_plugin.config.image = feeds.feed_image(config.site_url)
         if feed_plugin is not None:  # its HTTP cache is tool state: in the user's cache, never in the repository
             feed_plugin.config.cache_dir = str(build.engine.series.cache_dir / "plugins" / "rss")
         logging.getLogger("jieba").setLevel(logging.WARNING)  # Material's Chinese search: no DEBUG chatter per build

@@ -1,5 +1,6 @@
-"""Material's search: the lunr files a reader's browser never fetches, and what its index gets beyond the pages'
-text (the package's files and definitions, so a reader finds `elementwise_grad` at its line)."""
+"""The site's search, under either host: what its index gets beyond the pages' text (the package's files and
+definitions, so a reader finds `elementwise_grad` at its line), in Material's format and in Zensical's; and the
+lunr files of Material's a reader's browser never fetches."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from codeproof.site import addresses
 from codeproof.site.sourcepages import SourceSite
 
 INDEX = "search/search_index.json"  # where Material's search plugin writes its index, in the site folder
+ZENSICAL_INDEX = "search.json"  # where Zensical writes its own, in the site folder
 
 
 def unfetched_theme_files(src_uris: list[str], search_languages: list[str]) -> list[str]:
@@ -83,21 +85,34 @@ def complete_search_index(index_file: Path, sources: SourceSite | None) -> None:
     if sources is None or not index_file.is_file():
         return
     index = json.loads(index_file.read_text(encoding="utf-8"))
-    index["docs"] += search_entries(sources)
+    index["docs"] += [entry for _, entry in search_entries(sources)]
     write_atomically(index_file, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
-def search_entries(site: SourceSite) -> list[dict]:
-    """What the site's search holds of the package, in Material's index format (its text is HTML, so escaped):
-    each file's page by its path, and as its sections each top-level definition by its name, leading to its
-    line, with its file and the line that defines it. Not the code itself, which would drown the posts."""
+def complete_zensical_index(index_file: Path, sources: SourceSite | None) -> None:
+    """complete_search_index for the index Zensical wrote: the same entries in its format, where each has a level
+    (1 a page, 2 a section of it) and the titles of the pages it lies in, as Zensical gives a page of no section
+    (its own: here the file's path)."""
+    if sources is None or not index_file.is_file():
+        return
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index["items"] += [{**entry, "level": 2 if "#" in entry["location"] else 1, "path": [escape(path, quote=False)],
+                        "tags": []} for path, entry in search_entries(sources)]
+    write_atomically(index_file, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def search_entries(site: SourceSite) -> list[tuple[str, dict]]:
+    """What the site's search holds of the package, each entry with the file it lies in, in Material's index format
+    (its text is HTML, so escaped): each file's page by its path, and as its sections each top-level definition by
+    its name, leading to its line, with its file and the line that defines it. Not the code itself, which would
+    drown the posts."""
     entries = []
     for path in sorted(p for p in site.files if p.endswith(".py")):
         # percent-encoded: an upstream file's name may hold #, ? or % (the site's other links to it are as well)
         url, lines = quote(addresses.source_page_url(path)), site.files[path].decode("utf-8", "replace").split("\n")
-        entries.append({"location": url, "title": escape(path, quote=False), "text": ""})  # Material lists sections under their page
-        entries += [{"location": f"{url}#L{d.first}", "title": escape(d.name, quote=False),
-                     "text": escape(f"{path}:{d.first} " + (lines[d.first - 1].strip() if d.first <= len(lines) else ""),
-                                   quote=False)}
+        entries.append((path, {"location": url, "title": escape(path, quote=False), "text": ""}))  # sections come under their page
+        entries += [(path, {"location": f"{url}#L{d.first}", "title": escape(d.name, quote=False),
+                            "text": escape(f"{path}:{d.first} " + (lines[d.first - 1].strip() if d.first <= len(lines)
+                                                                   else ""), quote=False)})
                     for d in site.index.definitions.get(path, [])]
     return entries

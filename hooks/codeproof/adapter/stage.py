@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 from markupsafe import escape
 
+from codeproof.adapter import feeds
 from codeproof.build import SiteBuild
 from codeproof.cards import links_from, relative_url
 from codeproof.common.filesystem import write_atomically
@@ -114,7 +115,8 @@ def _write(path: Path, data: bytes) -> None:
 def write_config(config_file: Path, build: SiteBuild, site_dir: Path | None = None) -> Path:
     """`.codeproof-stage.yml`: mkdocs.yml's YAML, its tags kept as written (`!ENV`, toc's slugify), with the
     staging folder as docs_dir, the posts and the package map in the navigation, the cards loaded (reading the
-    series' settings from mkdocs.yml), and no MkDocs hook; `site_dir` as the output folder if given (a preview's)."""
+    series' settings from mkdocs.yml), the feeds' image where the feed plugin names none (as the MkDocs adapter
+    sets it), and no MkDocs hook; `site_dir` as the output folder if given (a preview's)."""
     root = yaml.compose(config_file.read_text(encoding="utf-8"))
     settings = {key.value: (key, value) for key, value in root.value}
     extensions = settings.get("markdown_extensions", (None, None))[1]
@@ -128,6 +130,9 @@ def write_config(config_file: Path, build: SiteBuild, site_dir: Path | None = No
         "markdown_extensions": extensions if CARDS in listed else
         yaml.SequenceNode("tag:yaml.org,2002:seq", (extensions.value if extensions is not None else []) + cards.value),
     }
+    plugins = settings.get("plugins", (None, None))[1]
+    if plugins is not None and plugins.id == "sequence":
+        replaced["plugins"] = _with_feed_image(plugins, feeds.feed_image(read_settings(config_file).get("site_url")))
     if site_dir is not None:
         replaced["site_dir"] = yaml.compose(json.dumps(str(site_dir)))
     root.value = [(key, value) for key, value in root.value if key.value not in replaced and key.value != "hooks"]
@@ -136,6 +141,24 @@ def write_config(config_file: Path, build: SiteBuild, site_dir: Path | None = No
     write_atomically(path, (f"# Written by the Zensical adapter from {config_file.name}: not to edit, not to commit.\n"
                             + yaml.serialize(root, allow_unicode=True)).encode())
     return path
+
+
+def _with_feed_image(plugins: yaml.SequenceNode, image: str) -> yaml.SequenceNode:
+    """mkdocs.yml's list of plugins with `image` among the feed plugin's options where they have none."""
+    def text(value: str) -> yaml.ScalarNode:
+        return yaml.ScalarNode("tag:yaml.org,2002:str", value)
+
+    items = []
+    for item in plugins.value:
+        named = item.value[0] if item.id == "mapping" and len(item.value) == 1 else (item, None)
+        if named[0].id == "scalar" and named[0].value == "rss":
+            options = named[1] if named[1] is not None and named[1].id == "mapping" else \
+                yaml.MappingNode("tag:yaml.org,2002:map", [])
+            if not any(key.value == "image" for key, _ in options.value):
+                options.value.append((text("image"), text(image)))
+            item = yaml.MappingNode("tag:yaml.org,2002:map", [(text("rss"), options)])
+        items.append(item)
+    return yaml.SequenceNode("tag:yaml.org,2002:seq", items)
 
 
 def navigation_of(nav_node, build: SiteBuild) -> list:

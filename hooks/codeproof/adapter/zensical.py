@@ -49,7 +49,6 @@ from codeproof.site.published import Rendered
 CACHE = ".cache"  # Zensical's page cache, beside its configuration
 PREVIEW = ".codeproof-preview.yml"  # serve's configuration, beside mkdocs.yml (Zensical's site must be below it)
 PREVIEW_BUILDS = ".codeproof-preview-site"  # a staged preview's builds, beside mkdocs.yml (where Zensical writes)
-SEARCH_INDEX = "search.json"  # where Zensical writes its search index, in the output folder
 WATCHED_EVERY = 0.25  # seconds between two readings of what the proofs read, under serve
 
 
@@ -132,11 +131,11 @@ def output_problems(site_dir: Path, rendered: list[Rendered], alike: tuple[str, 
     URLs), and what Zensical's plugins write: its search index, every entry outside its page's cards and code, and
     the feeds' items."""
     problems = published.output_problems(site_dir, rendered, alike)
-    index = site_dir / SEARCH_INDEX
+    index = site_dir / search.ZENSICAL_INDEX
     entries = json.loads(index.read_text(encoding="utf-8")).get("items", []) if index.is_file() else []
     posts = {page.url: page.post for page in rendered}
     for location, run in search.entry_runs(entries, site_dir):  # its words outside the page's cards and code
-        problems += [Problem(posts.get(location.split("#", 1)[0], SEARCH_INDEX), 1, f"the search index {what} for "
+        problems += [Problem(posts.get(location.split("#", 1)[0], search.ZENSICAL_INDEX), 1, f"the search index {what} for "
                              f"the page {location or '/'}, outside any verified card", hint="name it in other words")
                      for _, what in guard.route_problems(run)]
     for location, item in feeds.feed_items(site_dir):
@@ -211,13 +210,13 @@ def _staged_build(config_file: Path, site_dir: Path, strict: bool, preview: bool
         build.engine.runner.finish()
     for warning in build.warnings:  # as the MkDocs build's log says them: a strict build stops on them
         print(f"warning: {warning}", file=sys.stderr)
-    alike = tuple(map(addresses.source_page_url, build.site.source_pages.values()))
-    if preview:
-        problems = build.problems + output_problems(site_dir, build.rendered, alike)
-        return report(problems) if problems else ""
-    if build.problems or (strict and build.warnings):
+    if not preview and (build.problems or (strict and build.warnings)):
         return report(build.problems + (build.warnings if strict else []))
-    problems = output_problems(site_dir, build.rendered, alike)
+    alike = tuple(map(addresses.source_page_url, build.site.source_pages.values()))
+    problems = (build.problems if preview else []) + output_problems(site_dir, build.rendered, alike)
+    # What the engine adds to what Zensical's plugins wrote, once they were read (as the MkDocs adapter does)
+    search.complete_zensical_index(site_dir / search.ZENSICAL_INDEX, build.site.sources)
+    feeds.complete_json_feeds(site_dir)
     return report(problems) if problems else ""
 
 
