@@ -89,13 +89,14 @@ def search_results(page, base_url: str, query: str) -> list[str]:
     return [re.sub(r"[?#].*$", "", link.removeprefix(base_url)) for link in links]
 
 
-# Zensical's search: a dialog in a shadow root, which Playwright's CSS locators enter; each result's link carries
-# the query it was listed for (`?h=`), so the listing is read once it answers the query typed, not an earlier one.
-ZENSICAL_RESULTS = """query => {
+# Zensical's search: a dialog in a shadow root, which Playwright's CSS locators enter. Its results name no query
+# (each link's `?h=` is the input's words when it is drawn), so the box is emptied between two queries, and the
+# listing read once it is empty and then filled again.
+ZENSICAL_RESULTS = """want => {
   const list = [...document.querySelectorAll('body *')].map(e => e.shadowRoot?.querySelector('ol[role=listbox]'))
     .find(Boolean);
   const links = list ? [...list.querySelectorAll('li a')].map(a => a.href) : [];
-  return links.length && links.every(href => new URL(href).searchParams.get('h') === query) ? links : null;
+  return want === 'none' ? links.length === 0 : links.length ? links : null;
 }"""
 
 
@@ -105,6 +106,9 @@ def zensical_search_results(page, base_url: str, query: str) -> list[str]:
     if not page.url.startswith(base_url):
         page.goto(base_url, wait_until="load")
         page.keyboard.press("/")
-    page.locator("dialog input[role=combobox]").fill(query)
-    links = page.wait_for_function(ZENSICAL_RESULTS, arg=query, timeout=SEARCH_WAIT).json_value()
+    box = page.locator("dialog input[role=combobox]")
+    box.fill("")
+    page.wait_for_function(ZENSICAL_RESULTS, arg="none", timeout=SEARCH_WAIT)
+    box.fill(query)
+    links = page.wait_for_function(ZENSICAL_RESULTS, arg="some", timeout=SEARCH_WAIT).json_value()
     return [re.sub(r"\?[^#]*", "", link.removeprefix(base_url)) for link in links]

@@ -117,10 +117,10 @@ def switch_scheme(page, scheme: str) -> None:
     """Switch a loaded page to `scheme` ("light" or "dark") as a reader does, with the header's palette toggle
     (Material keeps the choice for the next page). Waits until Material has painted the new scheme."""
     want = palette_schemes()[scheme]
-    # A source page's chunks of lines are laid out when near the screen (content-visibility: auto), and take a
-    # new scheme's colours then. axe reads the lines off screen too, and would read a chunk's old colours: the
-    # chunks are laid out first, as each is once a reader scrolls to it.
-    page.add_style_tag(content=".series-src__chunk { content-visibility: visible !important; }")
+    # A page's blocks and a source page's chunks of lines are laid out when near the screen (content-visibility:
+    # auto), and take a new scheme's colours then. axe reads them off screen too, and would read a block's old
+    # colours: they are laid out first, as each is once a reader scrolls to it.
+    page.add_style_tag(content=".md-content * { content-visibility: visible !important; }")
     if page.evaluate("document.body.dataset.mdColorScheme") != want:
         page.locator("form[data-md-component=palette] label:not([hidden])").click()
     page.wait_for_function("""want => document.body.dataset.mdColorScheme === want

@@ -170,6 +170,7 @@ def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url
     stamps = page.locator(".proof-card--output .proof-card__stamp")
     assert stamps.count() == sum(block.kind is BlockKind.OUTPUT for block in parsed.blocks)
     for i in range(stamps.count()):
+        scroll_to(stamps.nth(i))  # where a reader reads it (a block is laid out near the screen)
         stamp = stamps.nth(i).inner_text()
         assert "输出已验证" in stamp and f"autograd {baseline.version}" in stamp
 
@@ -457,7 +458,7 @@ def test_a_line_range_past_the_script_marks_its_lines_and_no_more(visit, base_ur
 def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, base_url, url):
     page = visit(base_url + url, viewport={"width": 375, "height": 812}).page
     last = page.locator("div.highlight").last
-    last.scroll_into_view_if_needed()
+    scroll_to(last)
     buttons = last.locator("nav.md-code__nav")
     count = page.locator("div.highlight").count()
     assert buttons.get_attribute("aria-label") == f"代码块 {count} 的操作"
@@ -465,19 +466,48 @@ def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, ba
     assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1
 
 
+def scroll_to(locator) -> None:
+    """Scroll the page as a reader's jump does (the browser's own scrollIntoView), the element in the middle of the
+    window, and wait until it stays put: the blocks around it are laid out as they near the screen (series.css),
+    which may move it. (Playwright's own scrolling, before each action, computes the place before they are.)"""
+    locator.evaluate("e => e.scrollIntoView({block: 'center'})")
+    locator.evaluate("""async el => { let last = null;
+      for (let frames = 0; frames < 600; frames++) {
+        await new Promise(done => requestAnimationFrame(done));
+        const top = Math.round(el.getBoundingClientRect().top);
+        if (top === last) return;
+        last = top;
+      } throw new Error("the element kept moving"); }""")
+
+
+# Whether an element is drawn whole where it is: each corner of its box is it (no box clips it, nothing covers it).
+DRAWN_WHOLE = """el => { const b = el.getBoundingClientRect();
+  return [[b.left + 2, b.top + 2], [b.right - 2, b.top + 2], [b.left + 2, b.bottom - 2], [b.right - 2, b.bottom - 2]]
+    .every(([x, y]) => el.contains(document.elementFromPoint(x, y))); }"""
+
+
 @pytest.mark.parametrize("linked", LINKED, ids=["card", "words"])
-def test_a_name_in_a_card_or_a_citation_shows_its_definition_on_hover_and_focus(visit, base_url, built, linked):
+def test_a_name_in_a_card_or_a_citation_shows_its_definition_whole_under_it_on_hover_and_focus(visit, base_url, built, linked):
+    """The page's last such name, where its card or block ends: the tip is drawn whole under it, past the edge of
+    any box around the name (a card, a block laid out only near the screen, which clips what lies over its edge)."""
     page = visit(base_url + a_post_with(built, linked)).page
-    name = page.locator(linked).first
-    tip = "el => getComputedStyle(el, '::after').content"
-    assert name.evaluate(tip) == "none"
-    name.hover()
-    assert name.evaluate(tip).strip('"') == name.get_attribute("data-tip") != ""
+    name, tip = page.locator(linked).last, page.locator("#series-tip")
+    scroll_to(name)
+    playwright.expect(tip).to_be_hidden()
+    box = name.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    playwright.expect(tip).to_have_text(name.get_attribute("data-tip"))
+    assert tip.bounding_box()["y"] >= box["y"] + box["height"]
+    assert tip.evaluate(DRAWN_WHOLE)
     page.mouse.move(0, 0)
+    playwright.expect(tip).to_be_hidden()
     name.focus()
     page.keyboard.press("Shift+Tab")
-    page.keyboard.press("Tab")  # focused from the keyboard: focus-visible
-    assert name.evaluate(tip).strip('"') == name.get_attribute("data-tip")
+    page.keyboard.press("Tab")  # focused from the keyboard
+    playwright.expect(tip).to_have_text(name.get_attribute("data-tip"))
+    assert tip.evaluate(DRAWN_WHOLE)
+    page.keyboard.press("Escape")
+    playwright.expect(tip).to_be_hidden()
 
 
 @pytest.mark.parametrize("linked", LINKED, ids=["card", "words"])

@@ -84,45 +84,62 @@ document.addEventListener("click", event => {
 });
 
 
-// A name linked to its definition (a.series-xref) carries a tip: the definition's line and docstring. A mouse
-// shows it on hover and the keyboard on focus (series.css); a screen reader hears it as the link's description;
-// a tap on a touch screen shows it, with a link to the definition, and a second tap on the name follows it.
+// A name linked to its definition (a.series-xref) carries a tip: the definition's line and docstring, shown in
+// one element of the page's body, under the name: so no box clips it (a card, a block laid out only near the
+// screen). A mouse shows it while over the name or the tip, the keyboard while the name has focus; a screen reader
+// hears it as the link's description; a tap on a touch screen shows it with a link to the definition, and a
+// second tap on the name follows it. Escape hides it.
 const tip = Object.assign(document.createElement("div"), {id: "series-tip", className: "series-tip", hidden: true});
 tip.setAttribute("role", "tooltip");
 document.body.append(tip);
-let tipFor = null;  // the name whose tip a tap showed
-function showTip(name, withLink) {
+let tipFor = null, tapped = false;  // the name whose tip shows, and whether a tap showed it
+function showTip(name, byTap) {
   tip.replaceChildren(document.createTextNode(name.dataset.tip));
-  if (withLink) {
-    const go = Object.assign(document.createElement("a"), {href: name.href, textContent: "转到定义"});
-    tip.append(go);
-    const box = name.getBoundingClientRect();
-    tip.style.top = `${box.bottom + scrollY + 4}px`;
-    tip.style.left = `${Math.max(8, Math.min(box.left + scrollX, innerWidth - 288))}px`;
-    tip.hidden = false;
-  }
-  tipFor = withLink ? name : null;
+  if (byTap) tip.append(Object.assign(document.createElement("a"), {href: name.href, textContent: "转到定义"}));
+  tip.hidden = false;
+  const box = name.getBoundingClientRect(), width = tip.offsetWidth;  // its width, once it holds the words
+  tip.style.top = `${box.bottom + scrollY + 4}px`;
+  tip.style.left = `${Math.max(8, Math.min(box.left, document.documentElement.clientWidth - width - 8)) + scrollX}px`;
+  tipFor = name;
+  tapped = byTap;
 }
+function hideTip() {
+  tip.hidden = true;
+  tipFor = null;
+  tapped = false;
+}
+const nameAt = target => target?.closest?.("a.series-xref");
+document.addEventListener("pointerover", event => {
+  const name = nameAt(event.target);
+  if (name && event.pointerType !== "touch" && tipFor !== name) showTip(name, false);
+});
+document.addEventListener("pointerout", event => {
+  const to = event.relatedTarget;
+  if (tipFor && !tapped && event.pointerType !== "touch" && !(to && (tipFor.contains(to) || tip.contains(to)))
+      && tipFor !== document.activeElement) hideTip();
+});
 document.addEventListener("focusin", event => {
-  const name = event.target.closest?.("a.series-xref");
+  const name = nameAt(event.target);
   if (!name) return;
   name.setAttribute("aria-describedby", "series-tip");
-  if (tipFor !== name) showTip(name, false);
+  if (tipFor !== name && name.matches(":focus-visible")) showTip(name, false);
+});
+document.addEventListener("focusout", event => {
+  if (tipFor && event.target === tipFor && !tapped) hideTip();
 });
 let touched = false;  // the click comes from a tap
 document.addEventListener("pointerdown", event => { touched = event.pointerType === "touch"; }, true);
 document.addEventListener("click", event => {
-  const name = event.target.closest?.("a.series-xref");
-  if (name && touched && tipFor !== name) {
+  const name = nameAt(event.target);
+  if (name && touched && !(tipFor === name && tapped)) {
     event.preventDefault();
     showTip(name, true);
-  } else if (!event.target.closest?.("#series-tip")) {
-    tip.hidden = true;
-    tipFor = null;
+  } else if (!tip.contains(event.target) && !(name && tipFor === name)) {
+    hideTip();
   }
 });
 document.addEventListener("keydown", event => {
-  if (event.key === "Escape") { tip.hidden = true; tipFor = null; }
+  if (event.key === "Escape") hideTip();
 });
 
 // Search results: the index separates Chinese words with zero-width spaces (Material's jieba segmentation),
