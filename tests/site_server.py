@@ -94,10 +94,12 @@ def axe_violations(page) -> list[dict]:
     """axe-core's violations on a loaded Playwright page, every code block's buttons included: rule, impact,
     and each node's target and summary. The first call on a page shows the blocks and injects axe-core."""
     if not page.evaluate("typeof axe !== 'undefined'"):
+        # Material's transitions end at once (the header's title fades when a page scrolls, as the code blocks are
+        # shown; colours fade when the scheme switches): axe reads each colour where it ends, never half-way.
+        page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
         show_every_code_block(page)
         inject_axe(page)
-    # Material's transitions settle first (the header's title fades when a page scrolls, as the code blocks were
-    # shown): axe would read a colour half-way.
+    # An animation settles first (a transition ends at once, above).
     page.wait_for_function("""() => document.getAnimations().every(a => a.playState !== 'running'
       || a.effect.getComputedTiming().endTime === Infinity)""", timeout=10_000)
     # target-size (WCAG 2.2: 24 px for a control or a link outside running text) is asked for by name.
