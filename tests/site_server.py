@@ -115,14 +115,19 @@ def palette_schemes() -> dict[str, str]:
     return {entry["media"].split(":")[1].strip(" )"): entry["scheme"] for entry in palette}
 
 
+def lay_out_every_block(page) -> None:
+    """Lay out every block of a loaded page, as each is once a reader scrolls to it: a page's blocks and a source
+    page's chunks of lines are laid out only when near the screen (content-visibility: auto, series.css), so a
+    screenshot of the whole page or a reading of what lies off screen would meet blocks not yet drawn."""
+    page.add_style_tag(content=".md-content * { content-visibility: visible !important; }")
+
+
 def switch_scheme(page, scheme: str) -> None:
     """Switch a loaded page to `scheme` ("light" or "dark") as a reader does, with the header's palette toggle
     (Material keeps the choice for the next page). Waits until Material has painted the new scheme."""
     want = palette_schemes()[scheme]
-    # A page's blocks and a source page's chunks of lines are laid out when near the screen (content-visibility:
-    # auto), and take a new scheme's colours then. axe reads them off screen too, and would read a block's old
-    # colours: they are laid out first, as each is once a reader scrolls to it.
-    page.add_style_tag(content=".md-content * { content-visibility: visible !important; }")
+    # axe reads blocks off screen too, and would read a block laid out before the switch in its old colours.
+    lay_out_every_block(page)
     if page.evaluate("document.body.dataset.mdColorScheme") != want:
         page.locator("form[data-md-component=palette] label:not([hidden])").click()
     page.wait_for_function("""want => document.body.dataset.mdColorScheme === want
@@ -152,7 +157,9 @@ OUTSIDE_CARDS = ('[class*="proof-"], :not(pre) > code, .headerlink, .language-ma
 
 
 def shown_faces(page) -> list[str]:
-    """The faces a loaded page of the site shows outside its verified cards (innerText, as a reader reads it)."""
+    """The faces a loaded page of the site shows outside its verified cards (innerText, as a reader reads it,
+    scrolling through the whole page: innerText leaves out a block not yet laid out)."""
+    lay_out_every_block(page)
     style = page.add_style_tag(content=OUTSIDE_CARDS)
     text = shown(page.evaluate("document.body.innerText"))
     style.evaluate("element => element.remove()")

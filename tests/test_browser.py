@@ -20,8 +20,8 @@ from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
 from search_expectations import first_queries, listing_queries, search_results, title_words
-from site_server import (AXE, SERIOUS, accessibility_sweep, axe_violations, inject_axe, pages, serve, show_every_code_block,
-                         site_prefix, switch_scheme)
+from site_server import (AXE, SERIOUS, accessibility_sweep, axe_violations, inject_axe, lay_out_every_block, pages, serve,
+                         show_every_code_block, site_prefix, switch_scheme)
 
 pytestmark = pytest.mark.browser
 
@@ -121,8 +121,10 @@ def test_page_loads_cleanly_and_requests_only_its_own_host(visit, base_url, name
     assert v.errors == [] and v.failed == []
     assert v.requests and all(url.startswith("http://127.0.0.1:") for url in v.requests), v.requests
     SHOTS.mkdir(parents=True, exist_ok=True)
+    lay_out_every_block(v.page)  # the whole page, as a reader scrolling through it sees it
     v.page.screenshot(path=str(SHOTS / f"{name}-desktop.png"), full_page=True)
     phone = visit(base_url + path, viewport={"width": 375, "height": 812})
+    lay_out_every_block(phone.page)
     phone.page.screenshot(path=str(SHOTS / f"{name}-phone.png"), full_page=True)
 
 

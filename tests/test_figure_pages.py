@@ -17,7 +17,7 @@ from mkdocs.config import load_config
 from codeproof.experiments.figures import IMAGE_PREFIX, CleanFigure
 from conftest import ROOT
 from fixture_site import make_site
-from site_server import SERIOUS, axe_violations, palette_schemes, serve
+from site_server import SERIOUS, axe_violations, lay_out_every_block, palette_schemes, serve
 
 GALLERY = Path(__file__).parent / "figures" / "gallery.py"
 NAMES = ["heatmap", "contour", "mathtext", "bars", "annotated", "legend", "subplots", "chinese", "effects", "colorbar"]
@@ -98,6 +98,7 @@ def shown_in(browser, url: str, scheme: str) -> None:
     assert [figure for figure in shown if not (figure["loaded"] and figure["inside"] and figure["width"] > 200
                                                and figure["backing"] == "rgb(255, 255, 255)")] == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 375  # nothing hidden sideways
+    lay_out_every_block(page)  # innerText leaves out a block not yet laid out: the page as a reader scrolls it
     text = page.evaluate("document.body.innerText")
     assert "Python 9.9.9" not in text and "[OUTPUT]" not in text
     assert all(request.startswith(url) for request in requests), requests

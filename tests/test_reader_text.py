@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from codeproof.common import pagetree
 from codeproof.site.guard import check_page, route_problems
 from fixture_site import make_site
-from site_server import pages, reads_as_a_face, serve, shown_faces
+from site_server import ROOT, pages, reads_as_a_face, serve, shown_faces
 
 pytestmark = pytest.mark.browser
 
@@ -74,6 +74,18 @@ def test_the_oracle_sees_a_face_through_elements_that_show_nothing(page):
         assert reads_as_a_face(inner_text(page, fragment.replace("<code>", "<span>").replace("</code>", "</span>")))
         assert refused(fragment), fragment
     assert not reads_as_a_face(inner_text(page, "<p>盖章写作 <code>输出已验证</code>。</p>"))
+
+
+def test_the_reader_of_faces_reads_a_block_far_down_a_page_laid_out_near_the_screen(page):
+    """The site's style sheet lays out a block only near the screen, and innerText leaves out one not laid out:
+    the reader of faces reads the whole page, as a reader scrolling through it does."""
+    style = (ROOT / "overrides" / "assets" / "series.css").read_text(encoding="utf-8")
+    blocks = "".join(f"<p>第 {n} 段。</p>" for n in range(60))
+    page.set_content(f"<!doctype html><html><head><style>{style}</style></head><body><div class='md-content'>"
+                     f"<article class='md-content__inner md-typeset'><h1>t</h1><h2>s</h2>{blocks}"
+                     "<p>✓ 输出已验证 · Python 3.11.7</p></article></div></body></html>")
+    assert "输出已验证" not in page.evaluate("document.body.innerText")  # as the page first lays out
+    assert "输出已验证" in shown_faces(page)
 
 
 def test_a_fixture_sites_pages_show_card_faces_only_inside_their_cards(browser, tmp_path):
