@@ -116,9 +116,9 @@ def palette_schemes() -> dict[str, str]:
 
 
 def lay_out_every_block(page) -> None:
-    """Lay out every block of a loaded page, as each is once a reader scrolls to it: a page's blocks and a source
-    page's chunks of lines are laid out only when near the screen (content-visibility: auto, series.css), so a
-    screenshot of the whole page or a reading of what lies off screen would meet blocks not yet drawn."""
+    """Lay out every block of a loaded page, as each is once a reader scrolls to it: a source page's chunks of
+    lines are laid out only when near the screen (content-visibility: auto, series.css), so a screenshot of the
+    whole page or a reading of what lies off screen (innerText) would meet chunks not yet drawn."""
     page.add_style_tag(content=".md-content * { content-visibility: visible !important; }")
 
 
@@ -158,7 +158,7 @@ OUTSIDE_CARDS = ('[class*="proof-"], :not(pre) > code, .headerlink, .language-ma
 
 def shown_faces(page) -> list[str]:
     """The faces a loaded page of the site shows outside its verified cards (innerText, as a reader reads it,
-    scrolling through the whole page: innerText leaves out a block not yet laid out)."""
+    scrolling through the whole page: innerText leaves out a chunk not yet laid out)."""
     lay_out_every_block(page)
     style = page.add_style_tag(content=OUTSIDE_CARDS)
     text = shown(page.evaluate("document.body.innerText"))

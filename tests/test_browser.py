@@ -172,7 +172,7 @@ def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url
     stamps = page.locator(".proof-card--output .proof-card__stamp")
     assert stamps.count() == sum(block.kind is BlockKind.OUTPUT for block in parsed.blocks)
     for i in range(stamps.count()):
-        scroll_to(stamps.nth(i))  # where a reader reads it (a block is laid out near the screen)
+        scroll_to(stamps.nth(i))  # where a reader reads it
         stamp = stamps.nth(i).inner_text()
         assert "输出已验证" in stamp and f"autograd {baseline.version}" in stamp
 
@@ -470,8 +470,8 @@ def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, ba
 
 def scroll_to(locator) -> None:
     """Scroll the page as a reader's jump does (the browser's own scrollIntoView), the element in the middle of the
-    window, and wait until it stays put: the blocks around it are laid out as they near the screen (series.css),
-    which may move it. (Playwright's own scrolling, before each action, computes the place before they are.)"""
+    window, and wait until it stays put: what is laid out only near the screen (a source page's chunks of lines,
+    series.css) may move it as it is."""
     locator.evaluate("e => e.scrollIntoView({block: 'center'})")
     locator.evaluate("""async el => { let last = null;
       for (let frames = 0; frames < 600; frames++) {
@@ -488,26 +488,42 @@ DRAWN_WHOLE = """el => { const b = el.getBoundingClientRect();
     .every(([x, y]) => el.contains(document.elementFromPoint(x, y))); }"""
 
 
+def tip_under(name, tip) -> bool:
+    """Whether the tip lies just under the name (4 px), where series.js places it."""
+    named, shown = name.bounding_box(), tip.bounding_box()
+    return abs(shown["y"] - (named["y"] + named["height"] + 4)) < 1
+
+
 @pytest.mark.parametrize("linked", LINKED, ids=["card", "words"])
 def test_a_name_in_a_card_or_a_citation_shows_its_definition_whole_under_it_on_hover_and_focus(visit, base_url, built, linked):
-    """The page's last such name, where its card or block ends: the tip is drawn whole under it, past the edge of
-    any box around the name (a card, a block laid out only near the screen, which clips what lies over its edge)."""
+    """The page's last such name, where its card or paragraph ends: the tip is drawn whole under it (one element of
+    the page's body, which no box around the name clips), follows it as the page scrolls, and describes the name
+    it shows; the keyboard's name gets its tip back once a mouse's tip over another name ends."""
     page = visit(base_url + a_post_with(built, linked)).page
-    name, tip = page.locator(linked).last, page.locator("#series-tip")
+    names, tip = page.locator(linked), page.locator("#series-tip")
+    name = names.last
     scroll_to(name)
     playwright.expect(tip).to_be_hidden()
-    box = name.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    name.hover()
     playwright.expect(tip).to_have_text(name.get_attribute("data-tip"))
-    assert tip.bounding_box()["y"] >= box["y"] + box["height"]
-    assert tip.evaluate(DRAWN_WHOLE)
+    assert tip_under(name, tip) and tip.evaluate(DRAWN_WHOLE)
     page.mouse.move(0, 0)
     playwright.expect(tip).to_be_hidden()
     name.focus()
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Tab")  # focused from the keyboard
     playwright.expect(tip).to_have_text(name.get_attribute("data-tip"))
-    assert tip.evaluate(DRAWN_WHOLE)
+    page.mouse.wheel(0, 120)
+    page.wait_for_function("([name, tip]) => Math.abs(tip.getBoundingClientRect().top - name.getBoundingClientRect().bottom - 4) < 1",
+                           arg=[name.element_handle(), tip.element_handle()])  # it follows the name
+    other = names.first
+    scroll_to(other)
+    other.hover()
+    playwright.expect(tip).to_have_text(other.get_attribute("data-tip"))
+    playwright.expect(other).to_have_accessible_description(other.get_attribute("data-tip"))
+    page.mouse.move(0, 0)
+    playwright.expect(tip).to_have_text(name.get_attribute("data-tip"))  # the keyboard's name has it back
+    playwright.expect(name).to_have_accessible_description(name.get_attribute("data-tip"))
     page.keyboard.press("Escape")
     playwright.expect(tip).to_be_hidden()
 

@@ -98,7 +98,7 @@ def shown_in(browser, url: str, scheme: str) -> None:
     assert [figure for figure in shown if not (figure["loaded"] and figure["inside"] and figure["width"] > 200
                                                and figure["backing"] == "rgb(255, 255, 255)")] == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 375  # nothing hidden sideways
-    lay_out_every_block(page)  # innerText leaves out a block not yet laid out: the page as a reader scrolls it
+    lay_out_every_block(page)  # the page as a reader scrolls through it (innerText leaves out what is not laid out)
     text = page.evaluate("document.body.innerText")
     assert "Python 9.9.9" not in text and "[OUTPUT]" not in text
     assert all(request.startswith(url) for request in requests), requests

@@ -76,14 +76,17 @@ def test_the_oracle_sees_a_face_through_elements_that_show_nothing(page):
     assert not reads_as_a_face(inner_text(page, "<p>盖章写作 <code>输出已验证</code>。</p>"))
 
 
-def test_the_reader_of_faces_reads_a_block_far_down_a_page_laid_out_near_the_screen(page):
-    """The site's style sheet lays out a block only near the screen, and innerText leaves out one not laid out:
-    the reader of faces reads the whole page, as a reader scrolling through it does."""
+def test_the_reader_of_faces_reads_the_last_lines_of_a_source_page_laid_out_near_the_screen(page):
+    """The site's style sheet lays out a source page's chunks of lines only near the screen, and innerText leaves
+    out a chunk not laid out: the reader of faces reads the whole page, as a reader scrolling through it does."""
     style = (ROOT / "overrides" / "assets" / "series.css").read_text(encoding="utf-8")
-    blocks = "".join(f"<p>第 {n} 段。</p>" for n in range(60))
+    chunks = "".join(f'<span class="series-src__chunk">' + "".join(
+        f'<span id="L{n}" data-n="{n}">x = {n}\n</span>' for n in range(first, first + 50)) + "</span>"
+        for first in range(1, 2000, 50))
     page.set_content(f"<!doctype html><html><head><style>{style}</style></head><body><div class='md-content'>"
-                     f"<article class='md-content__inner md-typeset'><h1>t</h1><h2>s</h2>{blocks}"
-                     "<p>✓ 输出已验证 · Python 3.11.7</p></article></div></body></html>")
+                     f"<article class='md-content__inner md-typeset'><h1>t</h1><div class='highlight series-src'>"
+                     f"<pre><code>{chunks}<span class='series-src__chunk'><span># ✓ 输出已验证 · Python 3.11.7</span>"
+                     "</span></code></pre></div></article></div></body></html>")
     assert "输出已验证" not in page.evaluate("document.body.innerText")  # as the page first lays out
     assert "输出已验证" in shown_faces(page)
 

@@ -85,30 +85,47 @@ document.addEventListener("click", event => {
 
 
 // A name linked to its definition (a.series-xref) carries a tip: the definition's line and docstring, shown in
-// one element of the page's body, under the name: so no box clips it (a card, a block laid out only near the
-// screen). A mouse shows it while over the name or the tip, the keyboard while the name has focus; a screen reader
-// hears it as the link's description; a tap on a touch screen shows it with a link to the definition, and a
-// second tap on the name follows it. Escape hides it.
+// one element of the page's body, kept under the name as the page moves: so no box clips it (a source page's
+// chunk of lines, laid out only near the screen). A mouse shows it while over the name or the tip, the keyboard
+// while the name has focus (a mouse's tip over another name gives it back after); a screen reader hears it as the
+// description of the name it shows; a tap on a touch screen shows it with a link to the definition, and a second
+// tap on the name follows it. Escape hides it.
 const tip = Object.assign(document.createElement("div"), {id: "series-tip", className: "series-tip", hidden: true});
 tip.setAttribute("role", "tooltip");
 document.body.append(tip);
 let tipFor = null, tapped = false;  // the name whose tip shows, and whether a tap showed it
-function showTip(name, byTap) {
-  tip.replaceChildren(document.createTextNode(name.dataset.tip));
-  if (byTap) tip.append(Object.assign(document.createElement("a"), {href: name.href, textContent: "转到定义"}));
-  tip.hidden = false;
-  const box = name.getBoundingClientRect(), width = tip.offsetWidth;  // its width, once it holds the words
+const nameAt = target => target?.closest?.("a.series-xref");
+const keyboardName = () => nameAt(document.activeElement)?.matches(":focus-visible") ? document.activeElement : null;
+function placeTip() {
+  const box = tipFor.getBoundingClientRect(), width = tip.offsetWidth;  // its width, once it holds the words
   tip.style.top = `${box.bottom + scrollY + 4}px`;
   tip.style.left = `${Math.max(8, Math.min(box.left, document.documentElement.clientWidth - width - 8)) + scrollX}px`;
+}
+function describe(name) {  // the tip holds the name's words, and describes that name only
+  tip.replaceChildren(document.createTextNode(name.dataset.tip));
+  for (const other of document.querySelectorAll('a.series-xref[aria-describedby="series-tip"]')) {
+    if (other !== name) other.removeAttribute("aria-describedby");
+  }
+  name.setAttribute("aria-describedby", "series-tip");
+}
+function showTip(name, byTap) {
+  describe(name);
+  if (byTap) tip.append(Object.assign(document.createElement("a"), {href: name.href, textContent: "转到定义"}));
+  tip.hidden = false;
   tipFor = name;
   tapped = byTap;
+  placeTip();
 }
 function hideTip() {
   tip.hidden = true;
   tipFor = null;
   tapped = false;
 }
-const nameAt = target => target?.closest?.("a.series-xref");
+function tipBack() {  // once a mouse's tip ends: the keyboard's name keeps its own
+  const focused = keyboardName();
+  if (focused) showTip(focused, false); else hideTip();
+}
+for (const event of ["scroll", "resize"]) addEventListener(event, () => { if (tipFor) placeTip(); }, {passive: true});
 document.addEventListener("pointerover", event => {
   const name = nameAt(event.target);
   if (name && event.pointerType !== "touch" && tipFor !== name) showTip(name, false);
@@ -116,13 +133,13 @@ document.addEventListener("pointerover", event => {
 document.addEventListener("pointerout", event => {
   const to = event.relatedTarget;
   if (tipFor && !tapped && event.pointerType !== "touch" && !(to && (tipFor.contains(to) || tip.contains(to)))
-      && tipFor !== document.activeElement) hideTip();
+      && tipFor !== keyboardName()) tipBack();
 });
 document.addEventListener("focusin", event => {
   const name = nameAt(event.target);
-  if (!name) return;
-  name.setAttribute("aria-describedby", "series-tip");
-  if (tipFor !== name && name.matches(":focus-visible")) showTip(name, false);
+  if (!name || tipFor === name) return;
+  if (name.matches(":focus-visible")) showTip(name, false);
+  else if (!tipFor) describe(name);  // focused by a click: heard, not shown
 });
 document.addEventListener("focusout", event => {
   if (tipFor && event.target === tipFor && !tapped) hideTip();
