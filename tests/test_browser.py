@@ -172,7 +172,6 @@ def test_real_source_cards_show_real_line_numbers_and_permalinks(visit, base_url
     stamps = page.locator(".proof-card--output .proof-card__stamp")
     assert stamps.count() == sum(block.kind is BlockKind.OUTPUT for block in parsed.blocks)
     for i in range(stamps.count()):
-        scroll_to(stamps.nth(i))  # where a reader reads it
         stamp = stamps.nth(i).inner_text()
         assert "输出已验证" in stamp and f"autograd {baseline.version}" in stamp
 
@@ -460,26 +459,12 @@ def test_a_line_range_past_the_script_marks_its_lines_and_no_more(visit, base_ur
 def test_a_code_block_gets_its_named_buttons_when_it_scrolls_into_view(visit, base_url, url):
     page = visit(base_url + url, viewport={"width": 375, "height": 812}).page
     last = page.locator("div.highlight").last
-    scroll_to(last)
+    last.scroll_into_view_if_needed()
     buttons = last.locator("nav.md-code__nav")
     count = page.locator("div.highlight").count()
     assert buttons.get_attribute("aria-label") == f"代码块 {count} 的操作"
     assert buttons.locator("button.md-code__button").count() == 1  # Material's copy button
     assert buttons.locator("button.series-wrap[aria-pressed=true]").count() == 1
-
-
-def scroll_to(locator) -> None:
-    """Scroll the page as a reader's jump does (the browser's own scrollIntoView), the element in the middle of the
-    window, and wait until it stays put: what is laid out only near the screen (a source page's chunks of lines,
-    series.css) may move it as it is."""
-    locator.evaluate("e => e.scrollIntoView({block: 'center'})")
-    locator.evaluate("""async el => { let last = null;
-      for (let frames = 0; frames < 600; frames++) {
-        await new Promise(done => requestAnimationFrame(done));
-        const top = Math.round(el.getBoundingClientRect().top);
-        if (top === last) return;
-        last = top;
-      } throw new Error("the element kept moving"); }""")
 
 
 # Whether an element is drawn whole where it is: each corner of its box is it (no box clips it, nothing covers it).
@@ -488,10 +473,8 @@ DRAWN_WHOLE = """el => { const b = el.getBoundingClientRect();
     .every(([x, y]) => el.contains(document.elementFromPoint(x, y))); }"""
 
 
-def tip_under(name, tip) -> bool:
-    """Whether the tip lies just under the name (4 px), where series.js places it."""
-    named, shown = name.bounding_box(), tip.bounding_box()
-    return abs(shown["y"] - (named["y"] + named["height"] + 4)) < 1
+# Whether the tip lies just under the name (4 px), where series.js places it.
+TIP_UNDER = "([name, tip]) => Math.abs(tip.getBoundingClientRect().top - name.getBoundingClientRect().bottom - 4) < 1"
 
 
 @pytest.mark.parametrize("linked", LINKED, ids=["card", "words"])
@@ -502,11 +485,10 @@ def test_a_name_in_a_card_or_a_citation_shows_its_definition_whole_under_it_on_h
     page = visit(base_url + a_post_with(built, linked)).page
     names, tip = page.locator(linked), page.locator("#series-tip")
     name = names.last
-    scroll_to(name)
     playwright.expect(tip).to_be_hidden()
     name.hover()
     playwright.expect(tip).to_have_text(name.get_attribute("data-tip"))
-    assert tip_under(name, tip) and tip.evaluate(DRAWN_WHOLE)
+    assert page.evaluate(TIP_UNDER, [name.element_handle(), tip.element_handle()]) and tip.evaluate(DRAWN_WHOLE)
     page.mouse.move(0, 0)
     playwright.expect(tip).to_be_hidden()
     name.focus()
@@ -514,10 +496,8 @@ def test_a_name_in_a_card_or_a_citation_shows_its_definition_whole_under_it_on_h
     page.keyboard.press("Tab")  # focused from the keyboard
     playwright.expect(tip).to_have_text(name.get_attribute("data-tip"))
     page.mouse.wheel(0, 120)
-    page.wait_for_function("([name, tip]) => Math.abs(tip.getBoundingClientRect().top - name.getBoundingClientRect().bottom - 4) < 1",
-                           arg=[name.element_handle(), tip.element_handle()])  # it follows the name
+    page.wait_for_function(TIP_UNDER, arg=[name.element_handle(), tip.element_handle()])  # it follows the name
     other = names.first
-    scroll_to(other)
     other.hover()
     playwright.expect(tip).to_have_text(other.get_attribute("data-tip"))
     playwright.expect(other).to_have_accessible_description(other.get_attribute("data-tip"))
