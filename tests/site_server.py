@@ -119,7 +119,10 @@ def lay_out_every_block(page) -> None:
     """Lay out every block of a loaded page, as each is once a reader scrolls to it: a source page's chunks of
     lines are laid out only when near the screen (content-visibility: auto, series.css), so a screenshot of the
     whole page or a reading of what lies off screen (innerText) would meet chunks not yet drawn."""
-    page.add_style_tag(content=".md-content * { content-visibility: visible !important; }")
+    # Once a page: each style sheet added would style the whole page again.
+    if not page.evaluate("!!document.getElementById('every-block-laid-out')"):
+        style = page.add_style_tag(content=".md-content * { content-visibility: visible !important; }")
+        style.evaluate("element => element.id = 'every-block-laid-out'")
 
 
 def switch_scheme(page, scheme: str) -> None:
@@ -164,6 +167,23 @@ def shown_faces(page) -> list[str]:
     text = shown(page.evaluate("document.body.innerText"))
     style.evaluate("element => element.remove()")
     return [face for face in FACES if face.upper() in text]
+
+
+SWEEP_PARTS = 8  # a site's pages in this many tests of a sweep, so the test workers share them evenly
+
+
+def sweep_part(site: Path, part: int) -> list[str]:
+    """One part of a site's pages: each page, largest first, to the part that has least so far (axe's time grows
+    with a page's size), so the parts take about as long and no single test holds up the end of the run."""
+    def size(path: str) -> int:
+        return (site / path / "index.html" if path.endswith("/") or not path else site / path).stat().st_size
+
+    parts, totals = [[] for _ in range(SWEEP_PARTS)], [0] * SWEEP_PARTS
+    for path in sorted(pages(site), key=lambda path: (-size(path), path)):
+        least = totals.index(min(totals))
+        parts[least].append(path)
+        totals[least] += size(path)
+    return parts[part]
 
 
 def accessibility_sweep(browser, base_url: str, paths: list[str]) -> tuple[dict, dict, dict]:

@@ -20,8 +20,8 @@ from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
 from search_expectations import first_queries, listing_queries, search_results, title_words
-from site_server import (AXE, SERIOUS, accessibility_sweep, axe_violations, inject_axe, lay_out_every_block, pages, serve,
-                         show_every_code_block, site_prefix, switch_scheme)
+from site_server import (AXE, SERIOUS, SWEEP_PARTS, accessibility_sweep, axe_violations, inject_axe, lay_out_every_block, pages, serve,
+                         show_every_code_block, site_prefix, sweep_part, switch_scheme)
 
 pytestmark = pytest.mark.browser
 
@@ -262,25 +262,8 @@ def test_the_lines_a_card_leads_to_stay_readable_where_they_are_marked(contexts,
     assert {href: v for href, v in found.items() if v} == {}
 
 
-AXE_PARTS = 8  # the site's pages in this many tests, so the test workers share them evenly
-
-
-def axe_part(built: Path, part: int) -> list[str]:
-    """One part of the site's pages: each page, largest first, to the part that has least so far (axe's time grows
-    with a page's size), so the parts take about as long and no single test holds up the end of the run."""
-    def size(path: str) -> int:
-        return (built / path / "index.html" if path.endswith("/") or not path else built / path).stat().st_size
-
-    parts, totals = [[] for _ in range(AXE_PARTS)], [0] * AXE_PARTS
-    for path in sorted(pages(built), key=lambda path: (-size(path), path)):
-        least = totals.index(min(totals))
-        parts[least].append(path)
-        totals[least] += size(path)
-    return parts[part]
-
-
 @pytest.mark.heavy
-@pytest.mark.parametrize("part", range(AXE_PARTS))
+@pytest.mark.parametrize("part", range(SWEEP_PARTS))
 def test_no_page_has_a_serious_or_critical_accessibility_violation_nor_on_a_phone_hides_code_sideways(
         browser, built, base_url, part):
     """axe-core (pinned in package.json) on every page of the site (a part of them in each test), at both widths in
@@ -289,8 +272,8 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation_nor_on_a_phon
     reader outside its verified cards (Chromium's innerText, inline code and Markdown examples hidden, as names)
     holds no card's face and no block marker: the table of contents, the nav and every title included."""
     assert AXE.is_file(), f"{AXE} is missing: run ./dev.sh test, which installs axe-core there"
-    assert len(pages(built)) >= AXE_PARTS
-    found, hidden, faces = accessibility_sweep(browser, base_url, axe_part(built, part))
+    assert len(pages(built)) >= SWEEP_PARTS
+    found, hidden, faces = accessibility_sweep(browser, base_url, sweep_part(built, part))
     assert len(found) == 4 * len(hidden) == 4 * len(faces) > 0
     assert {path: shown for path, shown in faces.items() if shown} == {}
     assert {key: v for key, v in found.items() if v} == {}

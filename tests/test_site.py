@@ -18,6 +18,7 @@ from codeproof.experiments.compare import outputs_match
 from codeproof.series.config import load_series
 from codeproof.common.kinds.registry import BlockKind
 from conftest import ROOT
+from site_server import SWEEP_PARTS, pages, sweep_part
 from site_text import fold, read_page
 
 BASELINE = load_series(ROOT / "mkdocs.yml").baseline.commit
@@ -142,6 +143,11 @@ def test_the_overview_lists_published_posts_as_links_and_announced_ones_as_text(
     assert not [url for url in POSTS if f"../{url}" in page.links]  # the overview is at the root
     assert [url for url in POSTS if url in page.links] == POSTS
     assert BASELINE in page.folded and "python -B experiments/<name>.py" in page.folded
+
+
+def test_the_accessibility_sweeps_parts_hold_every_page_of_the_site_once(built):
+    parts = [sweep_part(built, part) for part in range(SWEEP_PARTS)]
+    assert all(parts) and sorted(path for part in parts for path in part) == sorted(pages(built))
 
 
 def test_no_page_loads_fonts_or_scripts_from_another_host(built):
