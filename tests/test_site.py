@@ -123,6 +123,21 @@ def test_every_post_is_in_the_nav_the_feed_and_the_overview_in_one_order(built):
         assert links == posts, feed
 
 
+def test_a_source_pages_lists_of_the_posts_that_quote_or_cite_a_line_follow_the_series_order(built):
+    """A host renders the posts in its own order (Zensical's is not MkDocs'): the lists beside a definition (the
+    posts that quote it, that cite it) are in the series' order, each post's in its page's."""
+    overview = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
+    order = [a.attributes["href"] for a in overview.css("nav.md-nav--primary a.md-nav__link")
+             if a.attributes["href"].startswith("posts/")]
+    lists = []
+    for source_page in (built / "source").rglob("index.html"):
+        for note in LexborHTMLParser(source_page.read_text(encoding="utf-8")).css(".series-src__outline small"):
+            url = source_page.parent.relative_to(built).as_posix() + "/"
+            posts = [urlparse(urljoin(url, a.attributes["href"])).path for a in note.css("a") if "posts/" in a.attributes["href"]]
+            lists += [[order.index(post) for post in posts]] if posts else []
+    assert order and lists and [found for found in lists if found != sorted(found)] == []
+
+
 def test_every_published_script_is_on_the_overview_with_the_posts_that_use_it(built):
     overview = LexborHTMLParser((built / "index.html").read_text(encoding="utf-8"))
     rows = {row.css_first("td a").attributes["href"]: [a.attributes["href"] for a in row.css("td")[1].css("a")]

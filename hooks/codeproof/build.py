@@ -310,25 +310,32 @@ class SiteBuild:
                                                      self.category_index, href), "date": entry.date}}
         return tuple(Markup(TEMPLATES.get_template(name).render(**values)) for name in POST_TEMPLATES)
 
+    def _in_series_order(self, found: list) -> list:
+        """What the posts quote or cite, post by post in the series' order, each post's in its page's order: a host
+        may render the posts in any order (Zensical renders them in parallel), the pages that list them may not."""
+        order = {entry.url: n for n, entry in enumerate(self.series.posts)}
+        return sorted(found, key=lambda at: order[at.url])
+
     def generated_page(self, src_uri: str, href) -> tuple[Markup, Markup] | None:
         """What a page the build adds shows around its Markdown (all of it: their Markdown is empty), as
         (HTML above, HTML below), from the engine's values: the same under every host, which wraps it in its
         theme. None for the author's pages. They render after the posts, so `quoted` is whole."""
         site, baseline, line = self.site, self.engine.series.baseline, source_line(href)
+        quoted, tried, mentioned = map(self._in_series_order, (self.quoted, self.tried, self.mentioned))
         if site.sources is not None and (src_uri in site.source_pages or src_uri == addresses.SOURCE_MAP_SRC):
             path = site.source_pages.get(src_uri)
             if path is None:
-                values = {"source": None, "source_map": sourcepages.map_values(site.sources, self.quoted, baseline, line)}
+                values = {"source": None, "source_map": sourcepages.map_values(site.sources, quoted, baseline, line)}
             else:
-                values = {"source": sourcepages.page_values(path, site.sources, self.quoted, baseline, line, href,
-                                                            self.engine.series.cache_dir, self.mentioned),
+                values = {"source": sourcepages.page_values(path, site.sources, quoted, baseline, line, href,
+                                                            self.engine.series.cache_dir, mentioned),
                           "source_map": None}
                 self._rendered()
             return Markup(TEMPLATES.get_template(SOURCE_TEMPLATE).render(**values)), Markup()
         if src_uri in site.script_pages:
             script = site.script_pages[src_uri]
             runs = self.runs.get(script["path"], records.ScriptRuns())
-            code = sourcepages.script_code(script["path"], site.scripts[script["path"]], site.sources, self.tried, line,
+            code = sourcepages.script_code(script["path"], site.scripts[script["path"]], site.sources, tried, line,
                                            href)
             values = {"script": {**script, "code": code, "download": href(script["path"]),
                                  "output": self.outputs.get(script["path"]),
