@@ -190,20 +190,27 @@ def accessibility_sweep(browser, base_url: str, paths: list[str]) -> tuple[dict,
     """Each page at `paths` read as the axe tests read a site: at 1280 px in the light colour scheme and the dark
     one, switched as a reader's system switches it, then at 375 px (the window narrowed, as a reader turns a tablet
     or narrows a window: the layout is CSS's, made anew) in both again; one load a page for all four, one tab going
-    from page to page, as a reader's does (a new tab for each page took twice the CPU to load it). Returns axe's
+    from page to page, as a reader's does (a new tab for each page took twice the CPU to load it), every folded
+    block opened. Returns axe's
     serious and critical violations by (width, scheme, path); by path, each code block or table that hides more
-    than a tenth of its width on the phone's width, and the card faces the page shows outside its cards."""
+    than a tenth of its width on the phone's width, and the page itself if it is wider than the phone's screen;
+    and the card faces the page shows outside its cards."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
     page = context.new_page()
     found, hidden, faces = {}, {}, {}
     for path in paths:
         page.set_viewport_size({"width": 1280, "height": 900})
         page.goto(base_url + path, wait_until="load")
+        # Every folded block open, as a reader opens it (a source page's outline of its definitions): read too.
+        page.evaluate("document.querySelectorAll('details').forEach(details => details.open = true)")
         faces[path] = shown_faces(page)
         for width, schemes in ((1280, ("light", "dark")), (375, ("dark", "light"))):
             if width != page.viewport_size["width"]:
                 page.set_viewport_size({"width": width, "height": 900})
                 hidden[path] = [(text, round(share, 2)) for text, share in page.evaluate(HIDDEN) if share > 0.10]
+                wide = page.evaluate("document.documentElement.scrollWidth")
+                if wide > width:  # the page itself scrolls sideways: some line of it runs off the phone's screen
+                    hidden[path].append(("the page", round((wide - width) / wide, 2)))
             for scheme in schemes:
                 switch_scheme(page, scheme)
                 found[width, scheme, path] = [(v["rule"], v["impact"], v["nodes"][:3]) for v in axe_violations(page)
