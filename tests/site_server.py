@@ -191,10 +191,9 @@ def accessibility_sweep(browser, base_url: str, paths: list[str]) -> tuple[dict,
     one, switched as a reader's system switches it, then at 375 px (the window narrowed, as a reader turns a tablet
     or narrows a window: the layout is CSS's, made anew) in both again; one load a page for all four, one tab going
     from page to page, as a reader's does (a new tab for each page took twice the CPU to load it), every folded
-    block opened. Returns axe's
-    serious and critical violations by (width, scheme, path); by path, each code block or table that hides more
-    than a tenth of its width on the phone's width, and the page itself if it is wider than the phone's screen;
-    and the card faces the page shows outside its cards."""
+    block opened. Returns axe's serious and critical violations by (width, scheme, path); by path, each code block
+    or table that hides more than a tenth of its width on the phone's width, and the page itself if it is wider
+    than the phone's screen; and the card faces the page shows outside its cards."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
     page = context.new_page()
     found, hidden, faces = {}, {}, {}

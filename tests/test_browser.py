@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 from urllib.parse import quote, urljoin
 
 import pytest
@@ -20,8 +19,8 @@ from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
 from search_expectations import first_queries, listing_queries, search_results, title_words
-from site_server import (AXE, SERIOUS, SWEEP_PARTS, accessibility_sweep, axe_violations, inject_axe, lay_out_every_block, pages, serve,
-                         show_every_code_block, site_prefix, sweep_part, switch_scheme)
+from site_server import (AXE, SERIOUS, SWEEP_PARTS, accessibility_sweep, axe_violations, inject_axe, lay_out_every_block,
+                         pages, serve, show_every_code_block, site_prefix, sweep_part, switch_scheme)
 
 pytestmark = pytest.mark.browser
 

@@ -311,8 +311,8 @@ class SiteBuild:
         return tuple(Markup(TEMPLATES.get_template(name).render(**values)) for name in POST_TEMPLATES)
 
     def _in_series_order(self, found: list) -> list:
-        """What the posts quote or cite, post by post in the series' order, each post's in its page's order: a host
-        may render the posts in any order (Zensical renders them in parallel), the pages that list them may not."""
+        """What the posts quote or cite, post by post in the series' order, each post's in its page's order: the host
+        renders the posts in its own order (MkDocs by file name), and the pages that list them show the series'."""
         order = {entry.url: n for n, entry in enumerate(self.series.posts)}
         return sorted(found, key=lambda at: order[at.url])
 
