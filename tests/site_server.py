@@ -127,14 +127,23 @@ def lay_out_every_block(page) -> None:
 
 def switch_scheme(page, scheme: str) -> None:
     """Switch a loaded page to `scheme` ("light" or "dark") as a reader does, with the header's palette toggle
-    (Material keeps the choice for the next page). Waits until Material has painted the new scheme."""
+    (the choice is kept for the next page). Waits until the new scheme is set."""
     want = palette_schemes()[scheme]
     # axe reads blocks off screen too, and would read a block laid out before the switch in its old colours.
     lay_out_every_block(page)
     if page.evaluate("document.body.dataset.mdColorScheme") != want:
-        page.locator("form[data-md-component=palette] label:not([hidden])").click()
+        page.locator("form[data-series-palette] label:not([hidden])").click()
     page.wait_for_function("""want => document.body.dataset.mdColorScheme === want
       && !document.body.hasAttribute('data-md-color-switching')""", arg=want, timeout=10_000)
+
+
+# An init script: each write of the body's colour attributes (the scheme, and Material's switching mark), with
+# whether the page's <main> was parsed by then. A write after it styles the whole page anew.
+SCHEME_WRITES = """window.seriesSchemeWrites = [];
+new MutationObserver(changes => { for (const change of changes) {
+  if (change.target === document.body) seriesSchemeWrites.push([change.attributeName, !!document.querySelector('main')]);
+} }).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-md-color-scheme', 'data-md-color-primary',
+  'data-md-color-accent', 'data-md-color-media', 'data-md-color-switching']});"""
 
 
 # --- what a reader reads ---------------------------------------------------------------------------------------

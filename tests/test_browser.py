@@ -19,8 +19,9 @@ from codeproof.series.blocks import read_post
 from codeproof.series.config import load_series
 from conftest import ROOT
 from search_expectations import first_queries, listing_queries, search_results, title_words
-from site_server import (AXE, SERIOUS, SWEEP_PARTS, accessibility_sweep, axe_violations, inject_axe, lay_out_every_block,
-                         pages, serve, show_every_code_block, site_prefix, sweep_part, switch_scheme)
+from site_server import (AXE, SCHEME_WRITES, SERIOUS, SWEEP_PARTS, accessibility_sweep, axe_violations, inject_axe,
+                         lay_out_every_block, pages, palette_schemes, serve, show_every_code_block, site_prefix, sweep_part,
+                         switch_scheme)
 
 pytestmark = pytest.mark.browser
 
@@ -231,11 +232,79 @@ CONTRAST = """els => els.map(el => {
 })"""
 
 
+PALETTE_LABEL = "form[data-series-palette] label:not([hidden])"  # the toggle a reader sees
+
+
+def header_colours(page) -> list[str]:
+    """The browser's bar colour and its controls' scheme, as the page's metas give them, beside the header's."""
+    return page.evaluate("""() => { const header = getComputedStyle(document.querySelector('.md-header'));
+      const meta = name => document.head.querySelector(`meta[name="${name}"]`)?.content;
+      return [meta('theme-color'), meta('color-scheme'), header.backgroundColor, header.colorScheme]; }""")
+
+
+def hex_of(rgb: str) -> str:
+    return "#" + "".join(f"{int(c):02x}" for c in re.findall(r"\d+", rgb)[:3])
+
+
+def test_the_palette_toggle_switches_the_scheme_by_tap_and_by_enter_and_the_next_page_keeps_it(contexts, base_url):
+    page = contexts(viewport={"width": 375, "height": 812}, color_scheme="light").new_page()
+    page.goto(base_url, wait_until="load")
+    scheme = lambda: page.evaluate("document.body.dataset.mdColorScheme")  # noqa: E731
+    assert scheme() == palette_schemes()["light"]
+    page.locator(PALETTE_LABEL).click()
+    assert scheme() == palette_schemes()["dark"]
+    theme, controls, header, header_scheme = header_colours(page)
+    assert (theme, controls) == (hex_of(header), header_scheme) and controls == "dark"
+    page.goto(base_url + POSTS[0], wait_until="load")
+    assert scheme() == palette_schemes()["dark"]  # kept for the next page
+    for _ in range(20):  # the keyboard reaches the toggle: the option before the label shown, which it outlines
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('form[data-series-palette] input')"):
+            break
+    assert page.evaluate("document.activeElement.nextElementSibling.matches('label:not([hidden])')")
+    shown = page.locator(PALETTE_LABEL).get_attribute("for")
+    page.keyboard.press("Enter")
+    assert scheme() == palette_schemes()["light"]
+    assert page.evaluate("document.activeElement.id") == shown
+    assert page.evaluate("document.activeElement.nextElementSibling.matches('label:not([hidden])')")
+
+
+def test_a_reader_who_never_chose_a_scheme_follows_their_systems_until_they_choose(contexts, base_url):
+    page = contexts(viewport={"width": 375, "height": 812}, color_scheme="dark").new_page()
+    page.goto(base_url + POSTS[0], wait_until="load")
+    scheme = lambda: page.evaluate("document.body.dataset.mdColorScheme")  # noqa: E731
+    assert scheme() == palette_schemes()["dark"]
+    page.emulate_media(color_scheme="light")
+    page.wait_for_function("want => document.body.dataset.mdColorScheme === want", arg=palette_schemes()["light"])
+    page.locator(PALETTE_LABEL).click()  # the reader chooses dark
+    assert scheme() == palette_schemes()["dark"]
+    page.emulate_media(color_scheme="dark")
+    page.emulate_media(color_scheme="light")
+    # A change of preference is delivered as a frame is made, before its callbacks: two frames, and it was.
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert scheme() == palette_schemes()["dark"]  # the reader's choice, not the system's
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_pages_scheme_is_set_while_its_header_is_parsed_and_never_again_as_it_loads(contexts, base_url, scheme):
+    """Material's palette set the scheme again once the page was parsed: each write of the body's colours (and
+    its mark for the switch, set and taken off) styled the whole page anew, half of a long post's styling on a
+    phone's load. The scheme is now written once, while the page is only its head and header."""
+    page = contexts(viewport={"width": 375, "height": 812}, color_scheme=scheme).new_page()
+    page.add_init_script(SCHEME_WRITES)
+    for url in [""] + POSTS:
+        page.goto(base_url + url, wait_until="load")
+        page.evaluate("() => new Promise(requestAnimationFrame)")
+        writes = page.evaluate("seriesSchemeWrites")
+        assert writes and not [write for write in writes if write[1]], (url, writes)
+        assert page.evaluate("document.body.dataset.mdColorScheme") == palette_schemes()[scheme]
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_code_in_cards_is_readable_in_light_and_dark_mode(visit, base_url, built, scheme):
     page = visit(base_url + a_post_with(built, ".proof-card--source")).page
     if scheme == "dark":
-        page.locator("form[data-md-component='palette'] label:visible").first.click()
+        page.locator("form[data-series-palette] label:visible").first.click()
         page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
     tokens = page.locator(".proof-card code, .proof-card code span:not(.linenos)").evaluate_all(CONTRAST)
     low = [(text, round(ratio, 2)) for text, ratio in tokens if text.strip() and ratio < 4.5]

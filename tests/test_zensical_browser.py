@@ -10,7 +10,8 @@ import pytest
 from codeproof.adapter import search
 from search_expectations import headings, title_words, zensical_search_results
 from codeproof.series.config import load_series
-from site_server import AXE, ROOT, SWEEP_PARTS, accessibility_sweep, pages, serve, site_prefix, sweep_part
+from site_server import (AXE, ROOT, SCHEME_WRITES, SWEEP_PARTS, accessibility_sweep, pages, palette_schemes, serve, site_prefix,
+                         sweep_part)
 
 POSTS = sorted((ROOT / "docs" / "posts").glob("*.md"))  # every post, by its file
 
@@ -38,6 +39,27 @@ def test_no_page_of_the_zensical_site_has_a_serious_accessibility_violation_nor_
     assert {path: shown for path, shown in faces.items() if shown} == {}
     assert {key: v for key, v in found.items() if v} == {}
     assert {path: blocks for path, blocks in hidden.items() if blocks} == {}
+
+
+def test_the_zensical_sites_scheme_is_set_while_a_pages_header_is_parsed_and_its_toggle_switches_it(
+        browser, zensical_url):
+    """The series' palette (overrides/partials/palette.html) in Zensical's pages, whose bundle has Material's."""
+    assert POSTS
+    context = browser.new_context(viewport={"width": 375, "height": 812}, color_scheme="dark")
+    try:
+        page = context.new_page()
+        page.add_init_script(SCHEME_WRITES)
+        for post in POSTS:
+            page.goto(f"{zensical_url}posts/{post.stem}/", wait_until="load")
+            writes = page.evaluate("seriesSchemeWrites")
+            assert writes and not [write for write in writes if write[1]], (post.stem, writes)
+            assert page.evaluate("document.body.dataset.mdColorScheme") == palette_schemes()["dark"]
+        page.locator("form[data-series-palette] label:not([hidden])").click()
+        assert page.evaluate("document.body.dataset.mdColorScheme") == palette_schemes()["light"]
+        page.goto(zensical_url, wait_until="load")
+        assert page.evaluate("document.body.dataset.mdColorScheme") == palette_schemes()["light"]
+    finally:
+        context.close()
 
 
 def test_a_reader_finds_a_definition_of_the_package_by_its_name_in_the_zensical_sites_search(

@@ -22,6 +22,41 @@ document$.subscribe(() => {
   }
 });
 
+// The palette toggle (overrides/partials/palette.html; the scheme is set as the header is parsed): a click on its
+// label, or Enter as in Material, switches to the next scheme and keeps the choice where Material keeps it; a
+// reader who never chose follows their system's preference as it changes. As in Material, the body is marked as
+// switching meanwhile (no colour fades), and the browser's bar takes the header's colour.
+function browserBar() {
+  const header = getComputedStyle(document.querySelector(".md-header")).backgroundColor;
+  const meta = document.head.querySelector('meta[name="theme-color"]')
+    || document.head.appendChild(Object.assign(document.createElement("meta"), {name: "theme-color"}));
+  meta.content = "#" + header.match(/\d+/g).slice(0, 3).map(c => (+c).toString(16).padStart(2, "0")).join("");
+}
+function switchPalette(index, chosen) {
+  document.body.setAttribute("data-md-color-switching", "");
+  const palette = seriesPalette(index);
+  if (chosen) __md_set("__palette", palette);
+  browserBar();  // reads the new colours, with no fade
+  document.body.removeAttribute("data-md-color-switching");
+}
+const palette = document.querySelector("form[data-series-palette]");
+if (palette) {
+  document$.subscribe(browserBar);  // once Material has laid the page out: no style read before
+  const inputs = [...palette.querySelectorAll("input")];
+  for (const input of inputs) {
+    input.addEventListener("change", () => switchPalette(inputs.indexOf(input), true));
+    matchMedia(input.dataset.mdColorMedia).addEventListener("change", event => {
+      if (event.matches && !__md_get("__palette")) switchPalette(inputs.indexOf(input), false);
+    });
+  }
+  palette.addEventListener("keydown", event => {
+    if (event.key !== "Enter") return;
+    const next = inputs[(seriesPalette.index + 1) % inputs.length];
+    next.click();
+    next.focus();
+  });
+}
+
 // Source pages and script pages, as on GitHub: a click on a line's number links the line (#L<n>); a shift-click
 // links the lines from the one linked before (#L<a>-L<b>); the control under the marked lines copies the
 // address. Addresses are read tolerantly: #l12, #L20-L12 and #L12-20 mark L12 to L20. (The lines have the ids
