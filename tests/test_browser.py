@@ -285,6 +285,17 @@ def test_a_reader_who_never_chose_a_scheme_follows_their_systems_until_they_choo
     assert scheme() == palette_schemes()["dark"]  # the reader's choice, not the system's
 
 
+def test_a_kept_scheme_that_is_not_json_is_no_choice(contexts, base_url):
+    page = contexts(viewport={"width": 375, "height": 812}, color_scheme="dark").new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(base_url, wait_until="load")
+    page.evaluate("localStorage.setItem(__md_scope.pathname + '.__palette', '{not json')")
+    page.reload(wait_until="load")
+    assert page.evaluate("document.body.dataset.mdColorScheme") == palette_schemes()["dark"]
+    assert page.locator(PALETTE_LABEL).count() == 1 and errors == []
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_pages_scheme_is_set_while_its_header_is_parsed_and_never_again_as_it_loads(contexts, base_url, scheme):
     """Material's palette set the scheme again once the page was parsed: each write of the body's colours (and

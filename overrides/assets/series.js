@@ -46,7 +46,7 @@ if (palette) {
   for (const input of inputs) {
     input.addEventListener("change", () => switchPalette(inputs.indexOf(input), true));
     matchMedia(input.dataset.mdColorMedia).addEventListener("change", event => {
-      if (event.matches && !__md_get("__palette")) switchPalette(inputs.indexOf(input), false);
+      if (event.matches && !seriesPalette.chosen()) switchPalette(inputs.indexOf(input), false);
     });
   }
   palette.addEventListener("keydown", event => {
