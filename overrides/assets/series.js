@@ -28,9 +28,8 @@ document$.subscribe(() => {
 // switching meanwhile (no colour fades), and the browser's bar takes the header's colour.
 function browserBar() {
   const header = getComputedStyle(document.querySelector(".md-header")).backgroundColor;
-  const meta = document.head.querySelector('meta[name="theme-color"]')
-    || document.head.appendChild(Object.assign(document.createElement("meta"), {name: "theme-color"}));
-  meta.content = "#" + header.match(/\d+/g).slice(0, 3).map(c => (+c).toString(16).padStart(2, "0")).join("");
+  const hex = header.match(/\d+/g).slice(0, 3).map(c => (+c).toString(16).padStart(2, "0"));
+  seriesPalette.meta("theme-color").content = `#${hex.join("")}`;
 }
 function switchPalette(index, chosen) {
   document.body.setAttribute("data-md-color-switching", "");
